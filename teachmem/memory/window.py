@@ -1,0 +1,99 @@
+"""Sliding window: keep the recent messages, plus the important old ones.
+
+A window bounds the cost: only the last ``recent_k`` messages are sent, however
+long the conversation. The price is the *context cliff*: a decision made early
+falls out of the window and the model no longer knows it. Pinning the
+``important_k`` most important older messages keeps such decisions in view.
+
+Taught in notebooks/02_sliding_window.ipynb.
+"""
+from __future__ import annotations
+
+import re
+from datetime import datetime
+from typing import Callable
+
+from teachmem.memory.message import Message, next_message
+from teachmem.validate import require_int_at_least, require_positive_int
+
+# Whole words only: seed 000 matched substrings, so "use" fired on "because"
+# and "user", and every message mentioning a user looked like a decision.
+_DECISION = re.compile(r"\b(decid\w*|decision|use|using|prefer\w*|choos\w*|chose|switch\w*|pick\w*|"
+                       r"go(ing)? with|let's|want|will be|plan\w*)\b", re.IGNORECASE)
+_CODE = re.compile(r"`|\bdef \w+\(|\bclass \w+\s*[:(]|^\s*(import|from) \w+|"
+                   r"\bselect\b.+\bfrom\b|\bcreate table\b", re.IGNORECASE | re.MULTILINE)
+
+
+def importance(text: str) -> float:
+    """Score how much a message matters later, from 0.1 (chatter) to 1.0.
+
+    Questions, decisions and code outlive small talk. Crude, but it is enough
+    to stop "sounds good" from pushing out "we use PostgreSQL".
+    """
+    score = 0.1
+    if "?" in text:
+        score += 0.3
+    if _DECISION.search(text):
+        score += 0.4
+    if _CODE.search(text):
+        score += 0.25
+    if len(text.split()) > 30:
+        score += 0.15   # longer messages tend to carry more information
+    return round(min(score, 1.0), 2)
+
+
+class SlidingWindowMemory:
+    """The last ``recent_k`` messages plus the ``important_k`` most important older ones.
+
+    Taught in notebooks/02_sliding_window.ipynb.
+    """
+
+    def __init__(self, recent_k: int = 10, important_k: int = 5,
+                 *, scorer: Callable[[str], float] = importance):
+        self.recent_k = require_positive_int("recent_k", recent_k)
+        self.important_k = require_int_at_least("important_k", important_k, 0)
+        self.scorer = scorer
+        self.all_messages: list[Message] = []
+        self.importance: list[float] = []   # scored once, when the message arrives
+
+    def add(self, role: str, content: str, *, turn: int | None = None,
+            timestamp: datetime | None = None) -> None:
+        after = self.all_messages[-1].turn if self.all_messages else None
+        message = next_message(role, content, turn, timestamp, after=after)
+        self.importance.append(self.scorer(content))
+        self.all_messages.append(message)
+
+    def window_indices(self) -> list[int]:
+        """Positions (in ``all_messages``) of the messages in the window, oldest first."""
+        n = len(self.all_messages)
+        if n <= self.recent_k + self.important_k:
+            return list(range(n))
+        older = range(n - self.recent_k)
+        # Highest importance first; among equals the older message wins,
+        # because early decisions are what a window loses first.
+        pinned = sorted(older, key=lambda i: -self.importance[i])[:self.important_k]
+        return sorted(pinned) + list(range(n - self.recent_k, n))
+
+    def window_turns(self) -> list[int]:
+        """The turn numbers that survive, for timelines and tests."""
+        return [self.all_messages[i].turn for i in self.window_indices()]
+
+    def get_window(self) -> list[dict]:
+        return [self.all_messages[i].as_dict() for i in self.window_indices()]
+
+    def context(self, query: str | None = None) -> list[dict]:
+        """The window ignores the query: recency and importance decide."""
+        return self.get_window()
+
+    def to_state(self) -> dict:
+        # Scores are stored, not recomputed: a custom scorer may not be at hand on load.
+        return {"recent_k": self.recent_k, "important_k": self.important_k,
+                "messages": [m.to_state() for m in self.all_messages],
+                "importance": list(self.importance)}
+
+    @classmethod
+    def from_state(cls, state: dict) -> "SlidingWindowMemory":
+        window = cls(state["recent_k"], state["important_k"])
+        window.all_messages = [Message.from_state(m) for m in state["messages"]]
+        window.importance = list(state["importance"])
+        return window

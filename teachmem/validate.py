@@ -1,0 +1,71 @@
+"""Argument checks shared by every strategy.
+
+Each check raises a ``TypeError`` or ``ValueError`` that names the argument
+and what was expected, and is called *before* anything is stored, so a bad
+call never leaves a memory half-changed.
+"""
+from __future__ import annotations
+
+import math
+from datetime import datetime
+
+ROLES = ("system", "user", "assistant", "tool")
+
+
+def _is_int(value) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def require_text(name: str, value, allow_empty: bool = False) -> str:
+    if not isinstance(value, str):
+        raise TypeError(f"{name} must be a str, got {type(value).__name__}")
+    if not allow_empty and not value.strip():
+        raise ValueError(f"{name} must be a non-empty string, got {value!r}")
+    return value
+
+
+def require_role(name: str, value) -> str:
+    if not isinstance(value, str):
+        raise TypeError(f"{name} must be a str, one of {ROLES}, got {type(value).__name__}")
+    if value not in ROLES:
+        raise ValueError(f"{name} must be one of {ROLES}, got {value!r}")
+    return value
+
+
+def require_int_at_least(name: str, value, minimum: int) -> int:
+    if not _is_int(value):
+        raise TypeError(f"{name} must be an int >= {minimum}, got {type(value).__name__}")
+    if value < minimum:
+        raise ValueError(f"{name} must be an int >= {minimum}, got {value}")
+    return value
+
+
+def require_positive_int(name: str, value) -> int:
+    return require_int_at_least(name, value, 1)
+
+
+def require_fraction(name: str, value) -> float:
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise TypeError(f"{name} must be a number between 0 and 1, got {type(value).__name__}")
+    if not math.isfinite(value) or not 0 <= value <= 1:
+        raise ValueError(f"{name} must be a number between 0 and 1, got {value!r}")
+    return float(value)
+
+
+def require_datetime(name: str, value, allow_none: bool = True):
+    if value is None and allow_none:
+        return None
+    if not isinstance(value, datetime):
+        raise TypeError(f"{name} must be a datetime{' or None' if allow_none else ''}, "
+                        f"got {type(value).__name__}")
+    return value
+
+
+def require_turn(name: str, value, previous: int | None) -> int:
+    """A turn is an int that moves forward: None means "the next one"."""
+    if value is None:
+        return 1 if previous is None else previous + 1
+    require_int_at_least(name, value, 0)
+    if previous is not None and value <= previous:
+        raise ValueError(f"{name} must be greater than the previous turn ({previous}), got {value}")
+    return value

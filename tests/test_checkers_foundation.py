@@ -1,0 +1,47 @@
+"""Each checker passes the worked solution and fails wrong answers and stubs."""
+import pytest
+
+from teachmem import check
+
+from conftest import load_solutions
+
+s00, s01, s02 = (load_solutions(n) for n in ("00_start_here", "01_conversation_buffer", "02_sliding_window"))
+
+
+def stub(*args):
+    raise NotImplementedError
+
+
+CASES = [
+    (check.check_current_facts, s00.current_facts,
+     [lambda sc, turn: [f.id for f in sc.facts if f.stated_turn <= turn],            # forgets replacement
+      lambda sc, turn: [f.id for f in sc.facts if f.is_current(turn + 1)]]),           # off by one
+    (check.check_request_tokens, s01.request_tokens,
+     [lambda tt: list(tt), lambda tt: [sum(tt[:i]) for i in range(len(tt))]]),
+    (check.check_exchanges_that_fit, s01.exchanges_that_fit,
+     [lambda e, m, s: m // e, lambda e, m, s: (m - s) // e]),                         # ignores system / negatives
+    (check.check_window_positions, s02.window_positions,
+     [lambda imp, r, k: list(range(max(0, len(imp) - r), len(imp))),                  # no pinning
+      lambda imp, r, k: sorted(sorted(range(len(imp) - r), key=lambda i: imp[i])[-k:] if k else [])
+      + list(range(len(imp) - r, len(imp))) if len(imp) > r + k else list(range(len(imp)))]),  # ties to newer
+    (check.check_kept_after_trim, s02.kept_after_trim,
+     [lambda c, b: list(range(len(c))), lambda c, b: [i for i, t in enumerate(c) if t <= b]]),
+]
+
+
+@pytest.mark.parametrize("checker, solution, wrongs", CASES, ids=[c[0].__name__ for c in CASES])
+def test_checker_passes_solution_fails_wrong(checker, solution, wrongs, capsys):
+    assert checker(solution)
+    assert "✅" in capsys.readouterr().out
+    for wrong in wrongs:
+        assert not checker(wrong)
+        assert "❌" in capsys.readouterr().out
+    result = checker(stub)
+    assert not result and "not implemented yet" in capsys.readouterr().out
+
+
+def test_checker_reports_a_crash_and_a_non_function(capsys):
+    assert not check.check_request_tokens(lambda tt: 1 / 0)
+    assert "ZeroDivisionError" in capsys.readouterr().out
+    assert not check.check_request_tokens("request_tokens")
+    assert "expected a function" in capsys.readouterr().out

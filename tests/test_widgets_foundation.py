@@ -1,0 +1,45 @@
+"""The view functions behind the notebook 01 and 02 sliders, at every position."""
+import ipywidgets
+import pytest
+
+from teachmem import SlidingWindowMemory, fact_in_text
+from teachmem.replay import feed
+from teachmem.widgets import buffer_cost_view, explore, window_view
+
+REQUESTS = [200 * (n - 1) + 50 for n in range(1, 101)]
+
+
+@pytest.mark.parametrize("turn", range(1, 101))
+def test_buffer_cost_view_every_turn(turn):
+    text = buffer_cost_view(turn, REQUESTS, 3.0)
+    assert f"request {turn:>3}: sends {REQUESTS[turn - 1]:>6,} tokens" in text
+    assert f"{sum(REQUESTS[:turn]):>8,} tokens in all" in text
+
+
+def test_buffer_cost_view_out_of_range():
+    with pytest.raises(ValueError, match="turn must be between 1 and 100"):
+        buffer_cost_view(0, REQUESTS)
+
+
+def test_window_view_every_slider_position(scenario):
+    for recent_k in range(1, 31):
+        for important_k in range(0, 11):
+            for turn in (1, 7, 17, 29, 30):
+                text = window_view(scenario, recent_k, important_k, turn)
+                memory = feed(SlidingWindowMemory(recent_k, important_k), scenario, turn)
+                kept = memory.window_turns()
+                assert text.splitlines()[0].endswith(f"keeps {len(kept)} of {turn} messages")
+                marks = [line[0] for line in text.splitlines()[1:turn + 1]]
+                assert marks == ["■" if t in kept else "·" for t in range(1, turn + 1)]
+                window_text = " ".join(m["content"] for m in memory.context())
+                pytest_line = [l for l in text.splitlines() if "mentions pytest" in l]
+                if turn >= 7:
+                    assert pytest_line[0][0] == ("✓" if fact_in_text(scenario.fact("tests_pytest"), window_text) else "✗")
+
+
+def test_explore_calls_the_view(capsys):
+    widget = explore(lambda n: f"n is {n}", n=ipywidgets.IntSlider(value=3, min=0, max=5))
+    assert isinstance(widget, ipywidgets.interactive)
+    widget.children[0].value = 4
+    widget.update()
+    assert "n is 4" in capsys.readouterr().out

@@ -1,0 +1,102 @@
+import random
+
+import pytest
+
+from teachmem import SlidingWindowMemory, fact_in_text
+from teachmem.memory.window import importance
+from teachmem.replay import feed, window_membership
+
+
+def test_seed_example_runs_unchanged():
+    mem = SlidingWindowMemory(recent_k=3, important_k=2)
+    mem.add("user", "I decide to use PostgreSQL for the database")
+    mem.add("assistant", "Good choice for relational data!")
+    mem.add("user", "sounds good")
+    mem.add("assistant", "What's next?")
+    mem.add("user", "Let's work on the API layer")
+    mem.add("assistant", "I'll set up Express routes")
+    mem.add("user", "Add error handling too")
+    window = mem.get_window()
+    assert len(window) == 5
+    contents = [m["content"] for m in window]
+    assert "I decide to use PostgreSQL for the database" in contents
+    assert "sounds good" not in contents
+
+
+def test_importance_matches_whole_words_only():
+    assert importance("The user asked because it was slow") == 0.1
+    assert importance("We use PostgreSQL") == 0.5
+    assert importance("Which one?") == 0.4
+    assert importance("```python\ndef f(x):\n    return x\n```") == 0.35
+    assert importance("Let's switch? " + "word " * 40) == 0.95
+
+
+def test_short_conversation_keeps_everything():
+    mem = SlidingWindowMemory(recent_k=3, important_k=2)
+    for i in range(5):
+        mem.add("user", f"message {i}")
+    assert mem.window_turns() == [1, 2, 3, 4, 5]
+
+
+def test_window_is_recent_plus_best_older(scenario):
+    mem = feed(SlidingWindowMemory(recent_k=6, important_k=5), scenario, 29)
+    assert mem.window_turns()[-6:] == list(range(24, 30))
+    assert len(mem.window_turns()) == 11
+    text = " ".join(m["content"] for m in mem.context())
+    assert fact_in_text(scenario.fact("tests_pytest"), text)
+    plain = feed(SlidingWindowMemory(recent_k=6, important_k=0), scenario, 29)
+    plain_text = " ".join(m["content"] for m in plain.context())
+    assert not fact_in_text(scenario.fact("tests_pytest"), plain_text)   # the context cliff
+
+
+def test_matches_a_brute_force_reference():
+    rng = random.Random(7)
+    for _ in range(200):
+        n, recent_k, important_k = rng.randint(0, 40), rng.randint(1, 8), rng.randint(0, 6)
+        mem = SlidingWindowMemory(recent_k, important_k, scorer=lambda _: 0.0)
+        for _ in range(n):
+            mem.add("user", "x")
+        mem.importance = [rng.choice([0.1, 0.4, 0.5]) for _ in range(n)]
+        kept = mem.window_indices()
+        if n <= recent_k + important_k:
+            assert kept == list(range(n))
+            continue
+        older = list(range(n - recent_k))
+        pinned = [i for i in kept if i < n - recent_k]
+        assert len(pinned) == important_k
+        # nothing left out scores higher than anything pinned, and ties go to the older
+        left_out = [i for i in older if i not in pinned]
+        assert all((mem.importance[p], -p) > (mem.importance[o], -o) for p in pinned for o in left_out)
+
+
+@pytest.mark.parametrize("kwargs, name", [(dict(recent_k=0), "recent_k"), (dict(recent_k=-1), "recent_k"),
+                                          (dict(important_k=-1), "important_k"), (dict(recent_k=2.0), "recent_k")])
+def test_bad_sizes(kwargs, name):
+    with pytest.raises((ValueError, TypeError), match=name):
+        SlidingWindowMemory(**kwargs)
+
+
+def test_bad_add_changes_nothing():
+    mem = SlidingWindowMemory(2, 1)
+    mem.add("user", "kept")
+    before = mem.to_state()
+    for kwargs in (dict(role="bot", content="x"), dict(role="user", content=b"bytes"), dict(role="user", content="x", turn=1)):
+        with pytest.raises((ValueError, TypeError)):
+            mem.add(**kwargs)
+    assert mem.to_state() == before
+
+
+def test_round_trip_state(scenario):
+    mem = feed(SlidingWindowMemory(5, 3), scenario)
+    again = SlidingWindowMemory.from_state(mem.to_state())
+    assert again.context() == mem.context()
+    again.add("user", "one more")
+    mem.add("user", "one more")
+    assert again.context() == mem.context()
+
+
+def test_membership_matrix(scenario):
+    m = window_membership(scenario, lambda: SlidingWindowMemory(6, 0))
+    assert m.shape == (30, 30)
+    assert m.sum(axis=1).tolist() == [min(i + 1, 6) for i in range(30)]
+    assert not m[28, 6] and m[28, 28]
