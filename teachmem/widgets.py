@@ -17,13 +17,31 @@ from teachmem.replay import feed
 from teachmem.scenarios import Scenario, fact_in_text
 
 
-def explore(view: Callable[..., str], **controls) -> ipywidgets.interactive:
-    """An ``interactive`` widget whose callback only prints ``view(**values)``.
+def explore(view: Callable[..., str], **controls) -> ipywidgets.VBox:
+    """Controls above, ``view(**values)`` printed below, re-rendered on every change.
 
-    ``controls`` are ipywidgets (sliders, text boxes) or fixed values, by the
-    name of the view's argument.
+    ``controls`` maps each argument of ``view`` to a widget (a slider, a text
+    box) or to a fixed value (plain, or wrapped in ``ipywidgets.fixed``).
+    The text goes straight into the Output widget's state rather than through
+    ``print``, so the notebook's stored output is the same whether it was run
+    in JupyterLab, by nbclient or under nbval.
     """
-    return ipywidgets.interactive(lambda **values: print(view(**values)), **controls)
+    live = {name: c for name, c in controls.items() if isinstance(c, ipywidgets.ValueWidget)}
+    out = ipywidgets.Output()
+
+    def render(_change=None) -> None:
+        values = {name: getattr(c, "value", c) for name, c in controls.items()}
+        out.outputs = ({"output_type": "stream", "name": "stdout", "text": view(**values) + "\n"},)
+
+    for control in live.values():
+        control.observe(render, names="value")
+    render()
+    return ipywidgets.VBox([*live.values(), out])
+
+
+def shown_text(box: ipywidgets.VBox) -> str:
+    """The text an ``explore`` box currently shows (for tests)."""
+    return "".join(o["text"] for o in box.children[-1].outputs)
 
 
 def _mark(flag: bool) -> str:

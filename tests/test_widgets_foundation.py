@@ -4,7 +4,7 @@ import pytest
 
 from teachmem import SlidingWindowMemory, fact_in_text
 from teachmem.replay import feed
-from teachmem.widgets import buffer_cost_view, explore, window_view
+from teachmem.widgets import buffer_cost_view, explore, shown_text, window_view
 
 REQUESTS = [200 * (n - 1) + 50 for n in range(1, 101)]
 
@@ -37,9 +37,10 @@ def test_window_view_every_slider_position(scenario):
                     assert pytest_line[0][0] == ("✓" if fact_in_text(scenario.fact("tests_pytest"), window_text) else "✗")
 
 
-def test_explore_calls_the_view(capsys):
-    widget = explore(lambda n: f"n is {n}", n=ipywidgets.IntSlider(value=3, min=0, max=5))
-    assert isinstance(widget, ipywidgets.interactive)
-    widget.children[0].value = 4
-    widget.update()
-    assert "n is 4" in capsys.readouterr().out
+def test_explore_renders_the_view_on_every_change():
+    slider = ipywidgets.IntSlider(value=3, min=0, max=5)
+    box = explore(lambda n, unit: f"n is {n} {unit}", n=slider, unit=ipywidgets.fixed("cm"))
+    assert isinstance(box, ipywidgets.VBox) and box.children[0] is slider
+    assert shown_text(box) == "n is 3 cm\n"
+    slider.value = 5
+    assert shown_text(box) == "n is 5 cm\n"
