@@ -15,15 +15,18 @@ $(STAMP): requirements.txt pyproject.toml
 	$(BIN)/python -m pip install --quiet -r requirements.txt
 	touch $(STAMP)
 
+# Jupyter refuses to run as root unless told; containers often run as root.
+AS_ROOT := $(if $(filter 0,$(shell id -u)),--allow-root,)
+
 lab: $(STAMP)
-	$(BIN)/jupyter lab notebooks/00_start_here.ipynb
+	$(BIN)/jupyter lab $(AS_ROOT) notebooks/00_start_here.ipynb
 
 test: $(STAMP)
 	$(BIN)/python -m pytest --nbval --nbval-current-env --nbval-sanitize-with tests/nbval_sanitize.cfg -p no:cacheprovider tests notebooks
 
 # The 30-turn comparison as a standalone page, for projecting in class.
 app: $(STAMP)
-	$(BIN)/voila notebooks/07_compare_strategies.ipynb
+	$(BIN)/voila $(AS_ROOT) notebooks/07_compare_strategies.ipynb
 
 # Re-execute every notebook in place on a fresh kernel (after editing one).
 notebooks: $(STAMP)
