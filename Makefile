@@ -26,7 +26,7 @@ test: $(STAMP)
 
 # The 30-turn comparison as a standalone page, for projecting in class.
 app: $(STAMP)
-	$(BIN)/voila $(AS_ROOT) notebooks/07_compare_strategies.ipynb
+	$(BIN)/voila notebooks/07_compare_strategies.ipynb
 
 # Re-execute every notebook in place on a fresh kernel (after editing one).
 notebooks: $(STAMP)
