@@ -1,18 +1,47 @@
-"""Replay a scenario through a memory strategy, turn by turn.
+"""Replay a scenario through memory strategies, turn by turn.
 
-Taught in notebooks/02_sliding_window.ipynb.
+``add_turn``, ``feed`` and ``window_membership`` drive one strategy (taught in
+notebooks/02_sliding_window.ipynb). ``replay`` drives many side by side and
+records, for every strategy after every turn, what it would send and what
+that context knows; the comparison widgets only look those records up
+(taught in notebooks/07_compare_strategies.ipynb).
+
+What a context *knows* is measured with the scenario's ground truth:
+
+* it **holds** a fact when the fact has been stated by then and the context
+  mentions it (``fact_in_text``: any keyword, whole words, any case);
+* it **leaks** a superseded fact when, on or after the turn that replaced it,
+  the context mentions the old fact and none of its replacements. The
+  replacements are the facts about the same entity stated on that turn
+  (PostgreSQL's is MySQL, stated on turn 17). A context that says "switch to
+  MySQL instead of PostgreSQL", or a changelog "PostgreSQL → MySQL", carries
+  the old value *with* its correction, so it does not leak; a pinned "I want
+  PostgreSQL" without any MySQL does.
 """
 from __future__ import annotations
 
+from dataclasses import dataclass
+from typing import Callable, Mapping
+
 import numpy as np
 
-from teachmem.scenarios import Scenario
+from teachmem.clock import ManualClock
+from teachmem.scenarios import Fact, Question, Scenario, fact_in_text
+from teachmem.tokens import TokenCounter, count_message_tokens, estimate_tokens
 
 
 def add_turn(memory, scenario: Scenario, turn: int) -> None:
-    """Tell ``memory`` what was said on ``turn`` of ``scenario``, with its turn number and time."""
-    t = scenario.turns[turn - 1]
-    memory.add(t.role, t.content, turn=t.turn, timestamp=scenario.timestamp(t.turn))
+    """Tell ``memory`` what was said on ``turn`` of ``scenario``, with its turn number and time.
+
+    A memory with a simulated clock (``memory.clock``, a ``ManualClock``) has it
+    moved forward to that time first, so whatever it ranks by age (decay)
+    replays as the conversation's own calendar says. Taught in notebooks/02_sliding_window.ipynb.
+    """
+    t, when = scenario.turns[turn - 1], scenario.timestamp(turn)
+    clock = getattr(memory, "clock", None)
+    if isinstance(clock, ManualClock) and clock() < when:
+        clock.set(when)
+    memory.add(t.role, t.content, turn=t.turn, timestamp=when)
 
 
 def feed(memory, scenario: Scenario, upto: int | None = None):
@@ -34,3 +63,270 @@ def window_membership(scenario: Scenario, make_memory) -> np.ndarray:
         add_turn(memory, scenario, t.turn)
         membership[t.turn - 1, [k - 1 for k in memory.window_turns()]] = True
     return membership
+
+
+# ------------------------------------------------------------ what a context knows
+def context_text(context: list[dict] | tuple[dict, ...]) -> str:
+    """All message contents of a context, one per line: what the fact checks read.
+
+    Taught in notebooks/07_compare_strategies.ipynb.
+    """
+    return "\n".join(m["content"] for m in context)
+
+
+def latest_user_message(scenario: Scenario, turn: int) -> str | None:
+    """The last thing the user said on or before ``turn``: the query a strategy ranks by.
+
+    Taught in notebooks/07_compare_strategies.ipynb.
+    """
+    return next((t.content for t in reversed(scenario.turns[:turn]) if t.role == "user"), None)
+
+
+def replacements(scenario: Scenario, fact: Fact) -> tuple[Fact, ...]:
+    """The facts that replaced ``fact``: same entity, stated on the turn it was superseded.
+
+    Taught in notebooks/07_compare_strategies.ipynb.
+    """
+    if fact.superseded_turn is None:
+        return ()
+    return tuple(f for f in scenario.facts
+                 if f.entity == fact.entity and f.stated_turn == fact.superseded_turn and f is not fact)
+
+
+def held_facts(scenario: Scenario, text: str, turn: int) -> frozenset[str]:
+    """Ids of the facts stated by ``turn`` that ``text`` mentions.
+
+    Taught in notebooks/07_compare_strategies.ipynb.
+    """
+    return frozenset(f.id for f in scenario.facts if f.stated_turn <= turn and fact_in_text(f, text))
+
+
+def leaked_facts(scenario: Scenario, text: str, turn: int) -> frozenset[str]:
+    """Ids of the facts superseded by ``turn`` that ``text`` still presents as current.
+
+    The rule (see the module docstring): the old fact is mentioned and none of
+    its replacements is. Taught in notebooks/07_compare_strategies.ipynb.
+    """
+    return frozenset(
+        f.id for f in scenario.facts
+        if f.superseded_turn is not None and f.superseded_turn <= turn and fact_in_text(f, text)
+        and not any(fact_in_text(r, text) for r in replacements(scenario, f)))
+
+
+def model_calls(memory) -> int:
+    """Model calls a strategy has made so far: its ``llm.usage.calls``, 0 without a model.
+
+    Taught in notebooks/07_compare_strategies.ipynb.
+    """
+    usage = getattr(getattr(memory, "llm", None), "usage", None)
+    return int(getattr(usage, "calls", 0))
+
+
+# ------------------------------------------------------------ many strategies, every turn
+@dataclass(frozen=True)
+class Step:
+    """One strategy, right after one turn: what it would send and what that knows.
+
+    Taught in notebooks/07_compare_strategies.ipynb.
+    """
+
+    turn: int
+    context: tuple[dict, ...]
+    tokens: int
+    model_calls: int            # made so far, summed over the turns up to this one
+    holds: frozenset[str]       # ids of stated facts the context mentions
+    leaks: frozenset[str]       # ids of superseded facts it presents as current
+
+    @property
+    def text(self) -> str:
+        return context_text(self.context)
+
+
+@dataclass(frozen=True)
+class Replay:
+    """The record of ``replay``: one ``Step`` per strategy and turn, computed once.
+
+    Taught in notebooks/07_compare_strategies.ipynb.
+    """
+
+    scenario: Scenario
+    steps: Mapping[str, tuple[Step, ...]]   # strategy name -> its steps, turn 1 first
+
+    @property
+    def strategies(self) -> list[str]:
+        return list(self.steps)
+
+    def at(self, strategy: str, turn: int) -> Step:
+        """The step of ``strategy`` after ``turn`` (1-based)."""
+        if strategy not in self.steps:
+            raise KeyError(f"no strategy {strategy!r} in this replay; it has {self.strategies}")
+        if isinstance(turn, bool) or not isinstance(turn, int) or not 1 <= turn <= len(self.scenario):
+            raise ValueError(f"turn must be an int between 1 and {len(self.scenario)}, got {turn!r}")
+        return self.steps[strategy][turn - 1]
+
+    def tokens(self, strategy: str) -> list[int]:
+        """Tokens of the context after each turn."""
+        return [s.tokens for s in self.steps[strategy]]
+
+    def calls(self, strategy: str) -> list[int]:
+        """Model calls made so far, after each turn."""
+        return [s.model_calls for s in self.steps[strategy]]
+
+    def answers(self, strategy: str, turn: int, question: Question) -> bool | None:
+        """Does the context at ``turn`` hold every fact ``question`` needs, none of them leaked?
+
+        None while some needed fact has not been stated yet: nobody could answer then.
+        """
+        needs = [self.scenario.fact(i) for i in question.needs]
+        if any(f.stated_turn > turn for f in needs):
+            return None
+        step = self.at(strategy, turn)
+        return all(f.id in step.holds and f.id not in step.leaks for f in needs)
+
+    def reflects(self, strategy: str, turn: int, old: Fact) -> bool | None:
+        """Has the change that superseded ``old`` reached the context at ``turn``?
+
+        True when the context mentions a replacement and does not leak ``old``;
+        None before the change happened.
+        """
+        if old.superseded_turn is None or turn < old.superseded_turn:
+            return None
+        step = self.at(strategy, turn)
+        return old.id not in step.leaks and any(r.id in step.holds for r in replacements(self.scenario, old))
+
+    def recall(self) -> np.ndarray:
+        """``R[s, f]``: the share of the turns fact ``f`` was current on where strategy ``s`` held it.
+
+        Rows follow ``strategies``, columns ``scenario.facts``. A superseded
+        fact counts only while it was true; afterwards holding it is a leak.
+        """
+        facts = self.scenario.facts
+        out = np.zeros((len(self.steps), len(facts)))
+        for i, steps in enumerate(self.steps.values()):
+            for j, fact in enumerate(facts):
+                current = [s for s in steps if fact.is_current(s.turn)]
+                out[i, j] = sum(fact.id in s.holds for s in current) / len(current) if current else 0.0
+        return out
+
+
+def replay(scenario: Scenario, strategies: Mapping[str, Callable[[], object]],
+           *, counter: TokenCounter = estimate_tokens) -> Replay:
+    """Run every strategy over ``scenario``, turn by turn, and record each ``Step``.
+
+    ``strategies`` maps a display name to a *factory* (a class, or a lambda)
+    that builds a fresh, empty memory. After each turn every memory is asked
+    for ``context(query)``, the query being the user's latest message: that
+    is what would be sent if the model answered now.
+
+    Taught in notebooks/07_compare_strategies.ipynb.
+    """
+    if not strategies:
+        raise ValueError("strategies must name at least one strategy factory")
+    memories = {}
+    for name, factory in strategies.items():
+        if not callable(factory):
+            raise TypeError(f"strategies[{name!r}] must be a factory that builds a memory, "
+                            f"got {type(factory).__name__}")
+        memories[name] = factory()
+        if not (callable(getattr(memories[name], "add", None)) and callable(getattr(memories[name], "context", None))):
+            raise TypeError(f"strategies[{name!r}] built a {type(memories[name]).__name__}, "
+                            "which has no add(...) and context(query)")
+    steps: dict[str, list[Step]] = {name: [] for name in memories}
+    for t in scenario.turns:
+        query = latest_user_message(scenario, t.turn)
+        for name, memory in memories.items():
+            add_turn(memory, scenario, t.turn)
+            context = tuple(dict(m) for m in memory.context(query))
+            text = context_text(context)
+            steps[name].append(Step(t.turn, context, count_message_tokens(context, counter), model_calls(memory),
+                                    held_facts(scenario, text, t.turn), leaked_facts(scenario, text, t.turn)))
+    return Replay(scenario, {name: tuple(s) for name, s in steps.items()})
+
+
+def comparison_strategies() -> dict[str, Callable[[], object]]:
+    """The six strategies notebook 07 compares, with the settings the earlier notebooks teach.
+
+    The window keeps 6 recent messages and pins 2 (notebook 02), the summary is seed 000's
+    (a fold every 6 messages); the rest use their defaults.
+
+    Taught in notebooks/07_compare_strategies.ipynb.
+    """
+    from teachmem.memory.buffer import ConversationBuffer
+    from teachmem.memory.entity import EntityMemory
+    from teachmem.memory.hybrid import HybridMemoryManager
+    from teachmem.memory.semantic import SemanticMemoryStore
+    from teachmem.memory.summary import SummaryMemory
+    from teachmem.memory.window import SlidingWindowMemory
+    return {"buffer": ConversationBuffer,
+            "window": lambda: SlidingWindowMemory(recent_k=6, important_k=2),
+            "summary": lambda: SummaryMemory(summarize_every=6),
+            "entity": EntityMemory,
+            "semantic": SemanticMemoryStore,
+            "hybrid": HybridMemoryManager}
+
+
+# ------------------------------------------------------------ what each system takes from one message
+def _source_turn(sentence: str, batch) -> int | None:
+    """The message in ``batch`` a summary sentence came from: most shared words, at least half of its own.
+
+    "user" is left out: the summariser writes "User" where the message said "I".
+    """
+    from teachmem.embed import content_words
+    words = set(content_words(sentence)) - {"user"}
+    shared = {m.turn: len(words & set(content_words(m.content))) for m in batch}
+    turn = max(shared, key=lambda k: (shared[k], -k), default=None)
+    return turn if turn is not None and words and 2 * shared[turn] >= len(words) else None
+
+
+def extractions(scenario: Scenario) -> dict[int, dict[str, list[str]]]:
+    """For every turn, what each system takes from that one message, as lines of text.
+
+    * buffer: the raw message;
+    * summary: the new sentences of the running summary that came from it
+      (matched by shared words), entered when the summary is next folded;
+    * entity: the triples extracted from it and any change it caused;
+    * semantic: the memory item stored, with its type and importance, and
+      whether the hybrid manager's long-term store keeps it (the model judges).
+
+    Computed once for the whole scenario; the widget only looks it up.
+    Taught in notebooks/07_compare_strategies.ipynb.
+    """
+    from teachmem.extract import split_sentences
+    from teachmem.llm import OfflineLLM, score_importance
+    from teachmem.memory.entity import EntityMemory
+    from teachmem.memory.hybrid import HybridMemoryManager
+    from teachmem.memory.message import Message
+    from teachmem.memory.semantic import SemanticMemoryStore
+    from teachmem.memory.summary import SummaryMemory
+    summary, entity, store, llm = SummaryMemory(summarize_every=6), EntityMemory(), SemanticMemoryStore(), OfflineLLM()
+    out: dict[int, dict[str, list[str]]] = {}
+    for t in scenario.turns:
+        out[t.turn] = row = {"buffer": [f"{t.role}: {t.content}"]}
+        waiting, before = [*summary.buffer, Message(t.role, t.content, t.turn)], summary.summary
+        add_turn(summary, scenario, t.turn)
+        if summary.summary != before:   # a fold: the messages no longer waiting entered the summary
+            batch = [m for m in waiting if m.turn not in {b.turn for b in summary.buffer}]
+            came_from = {}
+            for sentence in split_sentences(summary.summary):
+                if sentence not in split_sentences(before):
+                    came_from.setdefault(_source_turn(sentence, batch), []).append(f"“{sentence}”")
+            for m in batch:
+                out[m.turn]["summary"] = [f"folded into the summary after turn {t.turn} (one model call):",
+                                          *came_from.get(m.turn, ["nothing of it made it into the summary"])]
+        add_turn(entity, scenario, t.turn)
+        triples = [f for f in entity.history if f.valid_from == t.turn]
+        changes = [c for c in entity.get_changelog() if c["turn"] == t.turn]
+        row["entity"] = ([f"({f.entity}, {f.attribute}, {f.value})  confidence {f.confidence:.2f}" for f in triples]
+                         + [f"changelog: {c['entity']}.{c['attribute']} {c['old']} → {c['new']}" for c in changes]
+                         or ["no new facts" + (" (only the user's messages are mined)" if t.role != "user" else "")])
+        stored = len(store.texts)
+        add_turn(store, scenario, t.turn)
+        row["semantic"] = [f"[{store.types[r]} · importance {float(store.table['importance'][r]):.2f}] "
+                           f"“{store.texts[r]}”" for r in range(stored, len(store.texts))] or ["nothing stored"]
+        if t.role == "user":
+            importance, bar = score_importance(llm, t.content), HybridMemoryManager().min_importance
+            row["semantic"].append(f"hybrid's long-term store: importance {importance:.2f} judged by the model, "
+                                   + ("kept" if importance >= bar else f"skipped (below {bar})"))
+    for row in out.values():
+        row.setdefault("summary", ["not folded yet: still among the recent messages"])
+    return out

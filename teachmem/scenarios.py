@@ -5,6 +5,11 @@ A scenario is data, not code: the turns of a conversation plus ground-truth
 true) and *questions* (which facts answering them needs). Every notebook
 replays the same conversations, so strategies can be compared fairly.
 
+Optional fields, all backward compatible: a turn's ``day`` (sessions days
+apart), a fact's ``deleted`` (the user asked to forget it on its
+``superseded_turn``) and a question's ``avoid`` (facts a good answer must not
+draw on, such as a forgotten address).
+
 Taught in notebooks/00_start_here.ipynb.
 """
 from __future__ import annotations
@@ -34,7 +39,11 @@ class Turn:
 
 @dataclass(frozen=True)
 class Fact:
-    """One thing worth remembering, and when it was true."""
+    """One thing worth remembering, and when it was true.
+
+    ``deleted`` marks a fact the user asked to be forgotten: ``superseded_turn``
+    is then the turn of that request, and nothing replaces the fact.
+    """
 
     id: str
     entity: str
@@ -44,6 +53,7 @@ class Fact:
     superseded_turn: int | None
     keywords: tuple[str, ...]
     question: str
+    deleted: bool = False
 
     def is_current(self, turn: int) -> bool:
         """Stated by ``turn`` and not yet replaced."""
@@ -52,9 +62,12 @@ class Fact:
 
 @dataclass(frozen=True)
 class Question:
+    """A question asked on ``turn``: answering it needs the facts ``needs`` and must not use ``avoid``."""
+
     turn: int
     text: str
     needs: tuple[str, ...]
+    avoid: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -93,6 +106,17 @@ def list_scenarios() -> list[str]:
     return sorted(p.stem for p in DATA.glob("*.json"))
 
 
+def read_json(path: Path, error: type[ValueError], missing: str):
+    """The JSON document in ``path``: ``FileNotFoundError(missing)`` if there is no such file, ``error`` naming
+    the file if it is not JSON. (Scenario and benchmark files are read alike.)"""
+    if not path.is_file():
+        raise FileNotFoundError(missing)
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except json.JSONDecodeError as err:
+        raise error(f"{path}: not valid JSON ({err})") from None
+
+
 def _field(record: dict, field: str, kind, where: str, path: Path):
     if not isinstance(record, dict) or field not in record:
         raise ScenarioError(f"{path}: {where} is missing the field {field!r}")
@@ -111,12 +135,7 @@ def load_scenario(name_or_path: str | Path) -> Scenario:
     path = Path(name_or_path)
     if not path.suffix:
         path = DATA / f"{name_or_path}.json"
-    if not path.is_file():
-        raise FileNotFoundError(f"no scenario file {path}; built-in scenarios: {list_scenarios()}")
-    try:
-        doc = json.loads(path.read_text(encoding="utf-8"))
-    except json.JSONDecodeError as err:
-        raise ScenarioError(f"{path}: not valid JSON ({err})") from None
+    doc = read_json(path, ScenarioError, f"no scenario file {path}; built-in scenarios: {list_scenarios()}")
     if not isinstance(doc, dict):
         raise ScenarioError(f"{path}: the top level must be an object")
     turns = []
@@ -133,19 +152,26 @@ def load_scenario(name_or_path: str | Path) -> Scenario:
     for i, f in enumerate(_field(doc, "facts", list, "scenario", path)):
         where = f"facts[{i}]"
         superseded = _field(f, "superseded_turn", (int, type(None)), where, path)
+        deleted = _field(f, "deleted", bool, where, path) if "deleted" in f else False
+        if deleted and superseded is None:
+            raise ScenarioError(f"{path}: {where}.deleted needs superseded_turn: the turn the user asked to forget it")
         facts.append(Fact(_field(f, "id", str, where, path), _field(f, "entity", str, where, path),
                           _field(f, "attribute", str, where, path), _field(f, "value", str, where, path),
                           _field(f, "stated_turn", int, where, path), superseded,
-                          tuple(_field(f, "keywords", list, where, path)), _field(f, "question", str, where, path)))
+                          tuple(_field(f, "keywords", list, where, path)), _field(f, "question", str, where, path),
+                          deleted))
     ids = {f.id for f in facts}
     questions = []
     for i, q in enumerate(doc.get("questions", [])):
         where = f"questions[{i}]"
         needs = tuple(_field(q, "needs", list, where, path))
-        unknown = sorted(set(needs) - ids)
-        if unknown:
-            raise ScenarioError(f"{path}: {where}.needs names unknown facts {unknown}")
-        questions.append(Question(_field(q, "turn", int, where, path), _field(q, "text", str, where, path), needs))
+        avoid = tuple(_field(q, "avoid", list, where, path)) if "avoid" in q else ()
+        for key, named in (("needs", needs), ("avoid", avoid)):
+            unknown = sorted(set(named) - ids)
+            if unknown:
+                raise ScenarioError(f"{path}: {where}.{key} names unknown facts {unknown}")
+        questions.append(Question(_field(q, "turn", int, where, path), _field(q, "text", str, where, path),
+                                  needs, avoid))
     try:
         start = datetime.fromisoformat(_field(doc, "start", str, "scenario", path))
     except ValueError:

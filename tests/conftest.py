@@ -21,3 +21,19 @@ def load_solutions(stem: str):
 @pytest.fixture
 def scenario():
     return load_scenario("project_30")
+
+
+def _stub(*args):
+    raise NotImplementedError
+
+
+def proves_checker(checker, solution, wrongs, capsys):
+    """A checker is honest: it passes the worked solution, fails every wrong
+    answer with a ❌ line, and reports an untouched stub as not implemented."""
+    assert checker(solution), f"{checker.__name__} rejects the worked solution"
+    assert "✅" in capsys.readouterr().out
+    for wrong in wrongs:
+        assert not checker(wrong), f"{checker.__name__} accepts a wrong answer"
+        assert "❌" in capsys.readouterr().out
+    assert not checker(_stub)
+    assert "not implemented yet" in capsys.readouterr().out

@@ -53,6 +53,10 @@ def test_list_and_unknown():
     (lambda d: d["turns"][2].update(turn=9), r"turns\[2\].turn must be 3"),
     (lambda d: d["questions"][0].update(needs=["ghost"]), r"unknown facts \['ghost'\]"),
     (lambda d: d.update(start="someday"), "start must be an ISO date-time"),
+    (lambda d: d["facts"][0].update(deleted=True), r"facts\[0\].deleted needs superseded_turn"),
+    (lambda d: d["facts"][1].update(deleted="yes"), r"facts\[1\].deleted must be bool"),
+    (lambda d: d["questions"][0].update(avoid=["ghost"]), r"questions\[0\].avoid names unknown facts \['ghost'\]"),
+    (lambda d: d["questions"][0].update(avoid="db_postgresql"), r"questions\[0\].avoid must be list"),
 ])
 def test_malformed_file_names_file_and_field(tmp_path, scenario, mutate, words):
     from teachmem.scenarios import DATA
@@ -70,3 +74,71 @@ def test_not_json(tmp_path):
     path.write_text("{nope")
     with pytest.raises(ScenarioError, match="bad.json: not valid JSON"):
         load_scenario(path)
+
+
+# ---------------------------------------------------------------- the whole scenario bank (notebook 08)
+ALL = list_scenarios()
+
+
+def test_the_bank_has_the_five_kinds_of_conversation():
+    assert {"project_30", "traveller_sessions", "rag_builder", "offsite_changes", "forget_address"} <= set(ALL)
+
+
+@pytest.mark.parametrize("name", ALL)
+def test_every_fact_is_stated_in_the_words_of_its_turn(name):
+    scenario = load_scenario(name)
+    assert scenario.name == name
+    assert len({f.id for f in scenario.facts}) == len(scenario.facts)
+    for fact in scenario.facts:
+        assert fact_in_text(fact, scenario.turns[fact.stated_turn - 1].content), fact.id
+        assert fact_in_text(fact, fact.value), fact.id          # so the value alone answers the fact's question
+        if fact.superseded_turn is not None:
+            assert fact.stated_turn < fact.superseded_turn <= len(scenario), fact.id
+            # A replaced (not deleted) fact has a replacement: same entity, stated on that turn.
+            assert fact.deleted or any(f.entity == fact.entity and f.stated_turn == fact.superseded_turn
+                                       for f in scenario.facts), fact.id
+    days = [t.day for t in scenario.turns]
+    assert days == sorted(days)
+
+
+@pytest.mark.parametrize("name", ALL)
+def test_every_question_is_fair(name):
+    scenario = load_scenario(name)
+    assert scenario.questions
+    for q in scenario.questions:
+        assert scenario.turns[q.turn - 1].role == "user" and scenario.turns[q.turn - 1].content == q.text
+        assert q.needs
+        for fact in map(scenario.fact, q.needs):
+            assert fact.stated_turn < q.turn and fact.is_current(q.turn), (q.turn, fact.id)
+            assert not fact_in_text(fact, q.text), (q.turn, fact.id)     # the question does not give it away
+        for fact in map(scenario.fact, q.avoid):
+            assert not fact.is_current(q.turn), (q.turn, fact.id)
+
+
+@pytest.mark.parametrize("name", ALL)
+def test_a_deleted_fact_is_never_said_again(name):
+    scenario = load_scenario(name)
+    for fact in (f for f in scenario.facts if f.deleted):
+        later = [t.turn for t in scenario.turns[fact.superseded_turn - 1:] if fact_in_text(fact, t.content)]
+        assert later == [], (fact.id, later)
+
+
+def test_what_each_new_scenario_is_for():
+    traveller = load_scenario("traveller_sessions")
+    q = traveller.questions[1]
+    assert traveller.turns[q.turn - 1].day - traveller.turns[traveller.fact("seat_aisle").stated_turn - 1].day >= 60
+    assert traveller.timestamp(q.turn) - traveller.timestamp(1) > __import__("datetime").timedelta(days=60)
+    offsite = load_scenario("offsite_changes")
+    dates = [f for f in offsite.facts if f.attribute == "date"]
+    assert len(dates) == 3 and [f.superseded_turn for f in dates] == [dates[1].stated_turn, dates[2].stated_turn, None]
+    assert sum(f.superseded_turn is not None for f in offsite.facts) >= 6
+    sofa = load_scenario("forget_address")
+    assert [f.id for f in sofa.facts if f.deleted] == ["home_address", "phone_number"]
+    assert sofa.questions[-1].avoid == ("home_address", "phone_number")
+    rag = load_scenario("rag_builder")
+    assert "vector store" in rag.questions[0].text and rag.questions[0].needs == ("store_chromadb",)
+
+
+def test_optional_fields_default_for_older_files(scenario):
+    assert not any(f.deleted for f in scenario.facts)
+    assert all(q.avoid == () for q in scenario.questions)

@@ -1,0 +1,106 @@
+"""Command line: ``python -m teachmem.evaluate --help``.
+
+Taught in notebooks/08_evaluate_memory.ipynb.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+
+from teachmem.evaluate import default_strategies, evaluate, load_scenarios
+from teachmem.locomo import DEFAULT_KS, LOCOMO_SAMPLE, LocomoError, evidence_recall, load_locomo
+from teachmem.scenarios import ScenarioError, list_scenarios
+
+DESCRIPTION = """\
+Score memory strategies on the built-in scenarios, or measure the evidence
+recall@k of the default SemanticMemoryStore on a LoCoMo file.
+
+Scenario metrics are defined in teachmem.evaluate's docstring.
+
+recall@k: every turn of a LoCoMo conversation is stored as "speaker: text" in
+a fresh SemanticMemoryStore (default settings); each question is the query.
+An evidence id is valid when it equals the dia_id of a turn of that
+conversation (duplicates count once). Per question with at least one valid
+id: the share of its valid evidence ids among the dia_ids of the top k
+retrieved turns. Averaged over those questions (macro), overall and per
+category. Questions without evidence or without a valid id are skipped and
+counted; invalid ids are dropped and counted.
+"""
+
+EXAMPLES = f"""\
+examples:
+  python -m teachmem.evaluate --scenario all
+  python -m teachmem.evaluate --scenario project_30,forget_address --strategies buffer,window
+  python -m teachmem.evaluate --locomo PATH/TO/locomo10.json --k 10
+  python -m teachmem.evaluate --locomo sample --k 1,5,10,20 --json
+
+built-in scenarios: {", ".join(list_scenarios())}
+"sample" stands for the bundled sample file {LOCOMO_SAMPLE.name}
+"""
+
+
+def _ks(values: list[str]) -> list[int]:
+    ks = []
+    for value in values:
+        for part in value.split(","):
+            if not part.strip().isdigit() or int(part) < 1:
+                raise argparse.ArgumentTypeError(f"--k takes positive integers, got {part!r}")
+            ks.append(int(part))
+    return ks
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m teachmem.evaluate", description=DESCRIPTION, epilog=EXAMPLES,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--scenario", metavar="NAMES",
+                        help='"all", or scenario names / JSON paths separated by commas (default: all, '
+                             "unless --locomo is given)")
+    parser.add_argument("--strategies", metavar="NAMES",
+                        help="strategies to score, separated by commas (default: every one notebook 07 compares)")
+    parser.add_argument("--locomo", metavar="PATH", help='a LoCoMo JSON file, or "sample" for the bundled sample')
+    parser.add_argument("--k", nargs="+", default=[",".join(map(str, DEFAULT_KS))], metavar="K",
+                        help="the k of recall@k: one or more, e.g. --k 10 or --k 1,5,10,20 "
+                             f"(default: {','.join(map(str, DEFAULT_KS))})")
+    parser.add_argument("--json", action="store_true", help="print the figures as JSON instead of tables")
+    parser.add_argument("--no-progress", action="store_true", help="never show progress bars")
+    args = parser.parse_args(argv)
+    try:
+        ks = _ks(args.k)
+    except argparse.ArgumentTypeError as err:
+        parser.error(str(err))
+    progress = False if args.no_progress else None
+    out = {}
+    try:
+        if args.scenario or not args.locomo:
+            strategies = default_strategies()
+            if args.strategies:
+                names = [n.strip() for n in args.strategies.split(",") if n.strip()]
+                unknown = [n for n in names if n not in strategies]
+                if unknown or not names:
+                    parser.error(f"--strategies: unknown {unknown or names}; choose from {', '.join(strategies)}")
+                strategies = {n: strategies[n] for n in names}
+            names = (args.scenario or "all").split(",")
+            board = evaluate(strategies, "all" if names == ["all"] else [n.strip() for n in names],
+                             progress=progress)
+            out["scenarios"] = board.as_dict() if args.json else str(board)
+        if args.locomo:
+            sample = args.locomo == "sample"
+            report = evidence_recall(load_locomo(LOCOMO_SAMPLE if sample else args.locomo), ks, progress=progress)
+            name = f"the bundled sample ({LOCOMO_SAMPLE.name})" if sample else args.locomo
+            out["locomo"] = ({"file": name, **report.as_dict()} if args.json else
+                             f"LoCoMo evidence recall of SemanticMemoryStore, each turn stored as "
+                             f"\"speaker: text\" (macro mean over scored questions)\nfile: {name}\n{report}")
+    except (ScenarioError, LocomoError, FileNotFoundError, ValueError) as err:
+        print(f"error: {err}", file=sys.stderr)
+        return 2
+    try:
+        print(json.dumps(out, indent=1, sort_keys=True) if args.json else "\n\n".join(out.values()), flush=True)
+    except BrokenPipeError:         # e.g. piped into `head`: stop quietly, as other command-line tools do
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

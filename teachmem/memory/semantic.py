@@ -1,0 +1,233 @@
+"""Semantic long-term memory: store moments, find them by meaning, let them fade.
+
+A query ranks every memory at once by seed 000's score, relevance ×
+importance × ``decay_rate ** whole_days_old``. Relevance blends BM25 word
+matching with subword-vector cosine, and a conversation turn inherits part
+of the relevance of the turn before it (answers rarely repeat the question's
+words). A *fact* (``memory_type="fact"``) has a key — who, and what about —
+so "favorite color is green" retires "favorite color is blue" (kept as
+history, never returned). The machinery is lab equipment: ``teachmem.embed``,
+``teachmem.scoring``, ``teachmem.vectors``.
+
+Taught in notebooks/05_semantic_memory.ipynb.
+"""
+from __future__ import annotations
+
+from datetime import datetime, timedelta
+
+import numpy as np
+
+from teachmem.clock import EPOCH, ManualClock
+from teachmem.embed import SubwordEmbedder, content_words, embedder_from_config, stem
+from teachmem.memory.message import next_message
+from teachmem.scoring import DAY_US, SCORINGS, BM25Index, hybrid_relevance, thread_relevance, time_signals
+from teachmem.validate import require_datetime, require_fraction, require_positive_int, require_text
+from teachmem.vectors import MemoryTable, near_duplicate_groups, require_labels, top_k_rows
+
+SETTINGS = ("decay_rate", "lexical_weight", "reply_weight", "scoring", "context_top_k")
+
+
+def _us(when: datetime) -> int:     # integer microseconds: whole days stay exact
+    return (when - EPOCH) // timedelta(microseconds=1)
+
+
+def fact_key(fact: str) -> str:
+    """What a fact is about, minus its value: two facts with one key cannot both be true.
+
+    "favorite color is blue" -> "favorite color"; "lives in lisbon" -> "lives in";
+    "prefers window seats" -> "prefers seat". (Seed 004 keyed every preference
+    on "prefers", so "prefers tea" erased the seat.) "is vegetarian" names no
+    attribute apart from its value, so it is its own key and replaces nothing.
+    """
+    words = fact.lower().split()
+    if " is " in fact.lower() and words[0] != "is":
+        return fact.lower()[: fact.lower().rindex(" is ")]
+    if words[0] in ("prefers", "likes", "uses") and len(words) > 1:
+        return f"{words[0]} {stem(words[-1])}"
+    if len(words) > 2 and words[1] in ("in", "at", "for", "on", "as"):
+        return " ".join(words[:2])
+    return " ".join(words)
+
+
+class SemanticMemoryStore:
+    """Long-term memory ranked by relevance × importance × decay.
+
+    Taught in notebooks/05_semantic_memory.ipynb.
+    """
+
+    def __init__(self, decay_rate: float = 0.95, embed_dim: int = 256, *, embedder=None, clock=None,
+                 lexical_weight: float = 0.5, reply_weight: float = 0.5, scoring: str = "seed",
+                 context_top_k: int = 3):
+        if require_fraction("decay_rate", decay_rate) == 0:
+            raise ValueError("decay_rate must be in (0, 1]: 0 would erase every memory after one day")
+        if scoring not in SCORINGS:
+            raise ValueError(f"scoring must be one of {sorted(SCORINGS)}, got {scoring!r}")
+        self.decay_rate, self.scoring = float(decay_rate), scoring
+        self.lexical_weight = require_fraction("lexical_weight", lexical_weight)
+        self.reply_weight = require_fraction("reply_weight", reply_weight)
+        self.context_top_k = require_positive_int("context_top_k", context_top_k)
+        self.embedder = embedder if embedder is not None else SubwordEmbedder(embed_dim)
+        self.clock = clock if clock is not None else ManualClock()
+        self.lexical = BM25Index()
+        self.table = MemoryTable(self.embedder.dim, {
+            "importance": np.float64, "created": np.int64, "accessed": np.int64,
+            "recalls": np.int32, "previous": np.int64, "live": bool})
+        self.texts, self.types, self.metadata = [], [], []
+        self.keys: dict[tuple, list[int]] = {}     # (user_id, fact key) -> its rows, newest last
+        self.threads: dict[tuple, int] = {}        # (user_id, session_id, type) -> latest row
+        self.retired: dict[int, str] = {}           # row -> why it is no longer returned
+        self.last_turn = None
+
+    def __len__(self) -> int:
+        return int(np.count_nonzero(self.table["live"]))
+
+    def store(self, text: str, memory_type: str = "general", importance: float = 0.5,
+              timestamp: datetime | None = None, **metadata) -> int:
+        """Remember ``text`` and return its row. Every check runs before anything changes."""
+        require_text("text", text)
+        require_text("memory_type", memory_type)
+        importance = require_fraction("importance", importance)
+        when = require_datetime("timestamp", timestamp) or self.clock()
+        require_labels(metadata)
+        vector = self.embedder.embed([text])[0]
+        row = self._append(text, memory_type, vector, {**metadata, "timestamp": when.isoformat()},
+                           importance=importance, created=_us(when), accessed=_us(when), recalls=0)
+        if memory_type == "fact":       # a new value for a key retires the old one
+            rows = self.keys.setdefault((metadata.get("user_id"), fact_key(text)), [])
+            if rows:
+                self._retire(rows[-1], f"replaced by #{row}")
+            rows.append(row)
+        return row
+
+    def _append(self, text, memory_type, vector, metadata, **numbers) -> int:
+        thread = (metadata.get("user_id"), metadata.get("session_id"), memory_type)
+        previous = -1 if memory_type == "fact" else self.threads.get(thread, -1)   # facts stand alone
+        labels = {k: v for k, v in metadata.items() if k != "timestamp"}
+        row = self.table.append(vector, {**labels, "memory_type": memory_type},
+                                **{"previous": previous, "live": True, **numbers})
+        self.lexical.add(content_words(text))
+        self.texts.append(text)
+        self.types.append(memory_type)
+        self.metadata.append(metadata)
+        if memory_type != "fact":
+            self.threads[thread] = row
+        return row
+
+    def _retire(self, row: int, why: str) -> None:
+        self.table["live"][row] = False
+        self.lexical.remove(row)
+        self.retired[row] = why
+
+    def remember(self, turn: str, *, importance: float = 0.5, timestamp=None, **metadata) -> list[int]:
+        """Extract the atomic facts of a user turn and store each one as a ``fact``."""
+        from teachmem.extract import extract_facts
+        require_text("turn", turn)
+        return [self.store(f, "fact", importance, timestamp, **metadata) for f in extract_facts(turn)]
+
+    def scores(self, query: str, now: datetime | None = None, **filters) -> tuple[dict, np.ndarray]:
+        """Every part of every memory's score (arrays, one entry per row) and the candidate mask."""
+        require_text("query", query)
+        require_labels({k: list(v) if isinstance(v, (tuple, set, frozenset)) else v for k, v in filters.items()})
+        now_us, t = _us(require_datetime("now", now) or self.clock()), self.table
+        mask = t["live"] & t.mask(filters) if filters else t["live"].copy()
+        cosine = t.matrix @ self.embedder.embed([query])[0]
+        lexical = self.lexical.scores(content_words(query), t.size)
+        match = hybrid_relevance(lexical, cosine, self.lexical_weight, mask)
+        relevance = thread_relevance(match, t["previous"], self.reply_weight)
+        score = SCORINGS[self.scoring]
+        when = time_signals(t["created"], t["accessed"], t["recalls"], now_us, score.needs)
+        parts = score(relevance=relevance, importance=t["importance"], mask=mask,
+                      decay_rate=self.decay_rate, **when)
+        return {"lexical": lexical, "cosine": cosine, "match": match, **parts}, mask
+
+    def explain(self, query: str, top_k: int = 3, now: datetime | None = None, **filters) -> list[dict]:
+        """The best ``top_k`` memories with every part of their scores. Records no recall."""
+        require_positive_int("top_k", top_k)
+        parts, mask = self.scores(query, now, **filters)
+        return [{"row": int(r), "text": self.texts[r], "memory_type": self.types[r],
+                 **{name: float(values[r]) for name, values in parts.items()}}
+                for r in top_k_rows(parts["score"], mask, top_k)]
+
+    def retrieve(self, query: str, top_k: int = 3, now: datetime | None = None, **filters) -> list[tuple]:
+        """``(score, text, memory_type)`` best first. Each returned memory counts as recalled."""
+        hits = self.explain(query, top_k, now, **filters)
+        rows = [h["row"] for h in hits]
+        self.table["accessed"][rows] = _us(now or self.clock())
+        self.table["recalls"][rows] += 1
+        return [(h["score"], h["text"], h["memory_type"]) for h in hits]
+
+    def history(self, fact: str, user_id=None) -> list[tuple[str, bool]]:
+        """Every fact stored under ``fact``'s key, oldest first, each with "still live?"."""
+        require_text("fact", fact)
+        require_labels({"user_id": user_id})
+        return [(self.texts[r], r not in self.retired) for r in self.keys.get((user_id, fact_key(fact)), [])]
+
+    def consolidate(self, threshold: float = 0.9) -> list[tuple[int, list[int]]]:
+        """Merge live near-duplicates (same user, same type) into the newest copy.
+
+        Facts are skipped: their keys already keep one value per attribute.
+        Returns ``(kept row, merged rows)`` pairs; the kept one records them.
+        """
+        require_fraction("threshold", threshold)
+        t, codes = self.table, {}
+        group = np.array([codes.setdefault((m.get("user_id"), k), len(codes))
+                          for m, k in zip(self.metadata, self.types)], dtype=np.int64)
+        rows = np.flatnonzero(t["live"] & (np.array(self.types, dtype=object) != "fact"))
+        merges = []
+        for cluster in near_duplicate_groups(t.matrix, rows, group, threshold):
+            keep, merged = cluster[-1], cluster[:-1]
+            for r in merged:
+                self._retire(r, f"merged into #{keep}")
+            t["importance"][keep] = t["importance"][cluster].max()   # the copies agree it matters
+            t["recalls"][keep] = t["recalls"][cluster].sum()
+            self.metadata[keep]["merged_from"] = sorted(set(self.metadata[keep].get("merged_from", []) + merged))
+            merges.append((keep, merged))
+        return merges
+
+    def prune(self, max_age_days: int = 90, now: datetime | None = None) -> list[int]:
+        """Retire live memories older than ``max_age_days`` that were never recalled."""
+        require_positive_int("max_age_days", max_age_days)
+        now_us, t = _us(require_datetime("now", now) or self.clock()), self.table
+        stale = np.flatnonzero(t["live"] & (t["recalls"] == 0) & (now_us - t["created"] > max_age_days * DAY_US))
+        for r in stale.tolist():
+            self._retire(r, "pruned: stale and never recalled")
+        return stale.tolist()
+
+    # The Memory protocol every strategy shares: each message becomes one memory.
+    def add(self, role: str, content: str, *, turn: int | None = None, timestamp=None) -> None:
+        message = next_message(role, content, turn, timestamp, after=self.last_turn)
+        self.last_turn = message.turn
+        if content.strip():
+            self.store(f"{role}: {content}", "message", timestamp=timestamp, role=role, turn=message.turn)
+
+    def context(self, query: str | None = None) -> list[dict]:
+        if query is not None:
+            require_text("query", query, allow_empty=True)
+        if not query or not query.strip() or not len(self):
+            return []
+        lines = [f"- {text}" for _, text, _ in self.retrieve(query, self.context_top_k)]
+        return [{"role": "system", "content": "Relevant memories:\n" + "\n".join(lines)}]
+
+    def to_state(self) -> dict:
+        """Everything as JSON-ready data, vectors included (as lists), and the clock's time."""
+        rows = [{"text": x, "memory_type": k, "metadata": m, **self.table.row_state(r)}
+                for r, (x, k, m) in enumerate(zip(self.texts, self.types, self.metadata))]
+        return {**{k: getattr(self, k) for k in SETTINGS}, "embedder": self.embedder.config(),
+                "now": self.clock().isoformat(), "last_turn": self.last_turn, "memories": rows,
+                "retired": [[r, why] for r, why in sorted(self.retired.items())],
+                "keys": [[user, key, rows] for (user, key), rows in self.keys.items()]}
+
+    @classmethod
+    def from_state(cls, state: dict, *, embedder=None, clock=None) -> "SemanticMemoryStore":
+        """Rebuild a store saved by ``to_state``; its clock resumes at the saved time."""
+        store = cls(embedder=embedder or embedder_from_config(state["embedder"]),
+                    clock=clock or ManualClock(datetime.fromisoformat(state["now"])),
+                    **{k: state[k] for k in SETTINGS})
+        for m in state["memories"]:
+            store._append(m["text"], m["memory_type"], np.asarray(m["vector"], np.float32),
+                          dict(m["metadata"]), **m["numbers"])
+        for row, why in state["retired"]:
+            store._retire(row, why)
+        store.keys = {(user, key): list(rows) for user, key, rows in state["keys"]}
+        store.last_turn = state["last_turn"]
+        return store

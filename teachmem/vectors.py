@@ -1,0 +1,199 @@
+"""A growable table of vectors and per-memory columns, in numpy arrays.
+
+Lab equipment for :mod:`teachmem.memory.semantic`. Seed 000 keeps memories
+in a list of dicts and loops over it on every query. Here every memory is a
+row: its embedding is a row of one float32 matrix, and its importance, time
+stamps, recall count, status and filterable labels (``user_id``,
+``memory_type``, …) are entries of one numpy array per column. A query is
+then a matrix–vector product plus a few array operations.
+
+Appending one row must not copy the whole table each time, so capacity
+doubles when it runs out: n appends cost O(n) copying in total ("amortised
+doubling", the trick behind Python's own list).
+
+Taught in notebooks/05_semantic_memory.ipynb.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+__all__ = ["MemoryTable", "label_key", "require_labels", "top_k_rows", "near_duplicate_groups"]
+
+_LABEL_TYPES = (str, int, float, bool, type(None))
+
+
+def label_key(value):
+    """A hashable key for a label value; ``True`` and ``1`` stay different labels."""
+    if not isinstance(value, _LABEL_TYPES):
+        return None
+    return (type(value).__name__, value)
+
+
+def require_labels(metadata: dict) -> dict:
+    """Metadata must be JSON-ready: scalars, or lists of scalars (lists are not filterable)."""
+    for key, value in metadata.items():
+        items = value if isinstance(value, list) else [value]
+        if not all(isinstance(v, _LABEL_TYPES) for v in items):
+            raise TypeError(f"metadata {key!r} must be a str, int, float, bool, None or a list of them, "
+                            f"got {type(value).__name__}")
+    return metadata
+
+
+class MemoryTable:
+    """Rows of (vector, numeric columns, labels) that grow by doubling.
+
+    ``numeric`` names the columns and their dtypes, e.g.
+    ``{"importance": np.float32, "created_us": np.int64}``. Read a column
+    with ``table["importance"]`` (a view of the filled rows; writing to it
+    writes the table). Labels are small scalar values (str, int, float, bool,
+    None) stored as integer codes per key, so a filter is an array compare.
+
+    Taught in notebooks/05_semantic_memory.ipynb.
+    """
+
+    def __init__(self, dim: int, numeric: dict, capacity: int = 16):
+        self.dim, self.size = dim, 0
+        self._matrix = np.zeros((capacity, dim), dtype=np.float32)
+        self._numeric = {name: np.zeros(capacity, dtype=dtype) for name, dtype in numeric.items()}
+        self._codes: dict[str, np.ndarray] = {}      # label key -> int32 code per row (-1 = absent)
+        self._vocab: dict[str, dict] = {}            # label key -> {label_key(value): code}
+
+    @property
+    def capacity(self) -> int:
+        return len(self._matrix)
+
+    @property
+    def matrix(self) -> np.ndarray:
+        """The filled rows of the embedding matrix, shape ``(size, dim)`` (a view)."""
+        return self._matrix[: self.size]
+
+    def __getitem__(self, column: str) -> np.ndarray:
+        return self._numeric[column][: self.size]
+
+    def __len__(self) -> int:
+        return self.size
+
+    def _grow(self) -> None:
+        new = max(16, 2 * self.capacity)
+
+        def bigger(a: np.ndarray, fill=0) -> np.ndarray:
+            out = np.full((new,) + a.shape[1:], fill, dtype=a.dtype)
+            out[: self.size] = a[: self.size]
+            return out
+
+        self._matrix = bigger(self._matrix)
+        self._numeric = {k: bigger(v) for k, v in self._numeric.items()}
+        self._codes = {k: bigger(v, -1) for k, v in self._codes.items()}
+
+    def append(self, vector: np.ndarray, labels: dict, **numbers) -> int:
+        """Add one row; returns its index. Unknown label keys get a new column."""
+        if self.size == self.capacity:
+            self._grow()
+        row = self.size
+        self._matrix[row] = vector
+        for name, value in numbers.items():
+            self._numeric[name][row] = value
+        for key, value in labels.items():
+            if label_key(value) is None:
+                continue
+            if key not in self._codes:
+                self._codes[key] = np.full(self.capacity, -1, dtype=np.int32)
+                self._vocab[key] = {}
+            vocab = self._vocab[key]
+            self._codes[key][row] = vocab.setdefault(label_key(value), len(vocab))
+        self.size += 1
+        return row
+
+    def set_vector(self, row: int, vector: np.ndarray) -> None:
+        self._matrix[row] = vector
+
+    def mask(self, filters: dict) -> np.ndarray:
+        """Boolean row mask: every ``key=value`` must hold (a list/tuple/set means any of).
+
+        A key no memory has, or a value never seen, selects nothing.
+        """
+        keep = np.ones(self.size, dtype=bool)
+        for key, wanted in filters.items():
+            options = wanted if isinstance(wanted, (list, tuple, set, frozenset)) else [wanted]
+            vocab = self._vocab.get(key, {})
+            codes = [vocab[k] for k in map(label_key, options) if k in vocab]
+            if not codes:
+                return np.zeros(self.size, dtype=bool)
+            column = self._codes[key][: self.size]
+            keep &= column == codes[0] if len(codes) == 1 else np.isin(column, codes)
+        return keep
+
+    def row_state(self, row: int) -> dict:
+        """One row as JSON-ready data: its vector (a list of floats) and its numbers."""
+        return {"vector": self._matrix[row].tolist(),
+                "numbers": {k: v[row].item() for k, v in self._numeric.items()}}
+
+    def nbytes(self) -> int:
+        """Bytes held by the arrays (allocated capacity, not just filled rows)."""
+        return (self._matrix.nbytes + sum(a.nbytes for a in self._numeric.values())
+                + sum(a.nbytes for a in self._codes.values()))
+
+
+def top_k_rows(scores: np.ndarray, mask: np.ndarray, k: int, sample: int = 512) -> np.ndarray:
+    """Indices of the ``k`` best ``scores`` among rows ``mask`` selects, best first.
+
+    Exact, and cheaper than ``argpartition`` over every row: the k-th best
+    score of an evenly spaced sample of rows can only be *lower* than (or
+    equal to) the k-th best overall, so every winner scores at least that
+    much. The partition (numpy's O(n) selection, the engine of
+    ``argpartition``) then runs only on the rows above that bound — usually
+    a few dozen. Ties are broken by row (older first), so the answer
+    never depends on how numpy partitions.
+
+    Taught in notebooks/05_semantic_memory.ipynb.
+    """
+    k = min(k, int(np.count_nonzero(mask)))
+    if k == 0:
+        return np.zeros(0, dtype=np.intp)
+    ranked = np.where(mask, scores, -np.inf)
+    candidates = None
+    if len(ranked) > 4 * sample:
+        probe = ranked[:: len(ranked) // sample]
+        bound = np.partition(probe, len(probe) - k)[len(probe) - k] if len(probe) >= k else -np.inf
+        if bound > -np.inf:
+            candidates = np.flatnonzero(ranked >= bound)
+    if candidates is None:
+        candidates = np.flatnonzero(mask)
+    values = ranked[candidates]
+    kth = np.partition(values, len(values) - k)[len(values) - k]
+    best = candidates[values >= kth]          # the k best, plus any rows tied with the k-th
+    return best[np.lexsort((best, -ranked[best]))][:k]
+
+
+def near_duplicate_groups(matrix: np.ndarray, rows: np.ndarray, groups: np.ndarray,
+                          threshold: float, block: int = 1024) -> list[list[int]]:
+    """Clusters of ``rows`` whose vectors have cosine >= ``threshold``.
+
+    Only rows with the same ``groups`` value are compared (e.g. the same user
+    and memory type). Pairs are found block by block (a ``block × n``
+    similarity matrix at a time, never ``n × n``), then joined transitively:
+    if A ~ B and B ~ C, all three form one cluster.
+
+    Taught in notebooks/05_semantic_memory.ipynb.
+    """
+    rows = np.asarray(rows, dtype=np.intp)
+    parent = {int(r): int(r) for r in rows}
+
+    def root(r: int) -> int:
+        while parent[r] != r:
+            parent[r] = parent[parent[r]]
+            r = parent[r]
+        return r
+
+    vectors, labels = matrix[rows], np.asarray(groups)[rows]
+    for start in range(0, len(rows), block):
+        sims = vectors[start:start + block] @ vectors.T
+        same = labels[start:start + block, None] == labels[None, :]
+        upper = np.arange(start, start + len(sims))[:, None] < np.arange(len(rows))[None, :]
+        for i, j in zip(*np.nonzero((sims >= threshold) & same & upper)):
+            a, b = root(int(rows[start + i])), root(int(rows[j]))
+            parent[max(a, b)] = min(a, b)
+    clusters: dict[int, list[int]] = {}
+    for r in parent:
+        clusters.setdefault(root(r), []).append(r)
+    return sorted(sorted(c) for c in clusters.values() if len(c) > 1)

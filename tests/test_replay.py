@@ -1,0 +1,301 @@
+"""The replay engine, its leak rule, the notebook 07 views at every slider position, and the 06/07 exercises."""
+import json
+
+import ipywidgets
+import numpy as np
+import pytest
+
+from conftest import load_solutions
+from teachmem import (ConversationBuffer, EntityMemory, HybridMemoryManager, SemanticMemoryStore, SlidingWindowMemory,
+                      SummaryMemory, check, fact_in_text, list_scenarios, load_scenario)
+from teachmem.replay import (comparison_strategies, extractions, feed, held_facts, latest_user_message, leaked_facts,
+                             model_calls, replacements, replay)
+from teachmem.scenarios import DATA, ScenarioError
+from teachmem.tokens import count_message_tokens
+from teachmem.widgets import EXTRACTORS, budget_view, comparison_view, explore, extraction_view, shown_text
+
+
+@pytest.fixture(scope="module")
+def project():
+    return load_scenario("project_30")
+
+
+@pytest.fixture(scope="module")
+def results(project):
+    return replay(project, comparison_strategies())
+
+
+@pytest.fixture(scope="module")
+def extracted(project):
+    return extractions(project)
+
+
+# ---------------------------------------------------------------- the leak rule
+def test_a_superseded_fact_leaks_only_without_its_replacement(project):
+    old, jsonb = "db_postgresql", "db_reason_jsonb"
+    assert [f.id for f in replacements(project, project.fact(old))] == ["db_mysql"]
+    assert [f.id for f in replacements(project, project.fact(jsonb))] == ["db_mysql"]
+    assert replacements(project, project.fact("db_mysql")) == ()
+    pinned = "For the database I want PostgreSQL, mainly for its JSONB support."
+    assert leaked_facts(project, pinned, 16) == frozenset()            # still true on turn 16
+    assert leaked_facts(project, pinned, 17) == {old, jsonb}           # replaced on turn 17, nothing says so
+    assert leaked_facts(project, pinned + " Let's switch to MySQL 8 instead.", 29) == frozenset()
+    assert leaked_facts(project, "Project.database = MySQL (since turn 17, was PostgreSQL)", 29) == frozenset()
+    assert leaked_facts(project, "changelog: Project.database PostgreSQL → MySQL", 29) == frozenset()
+    assert leaked_facts(project, "We use MySQL.", 29) == frozenset()
+    assert leaked_facts(project, "postgres is fine", 20) == {old}       # any keyword, any case
+
+
+def test_a_deleted_fact_leaks_whenever_it_is_mentioned():
+    scenario = load_scenario("forget_address")
+    deleted = [f for f in scenario.facts if f.deleted]
+    assert deleted and all(replacements(scenario, f) == () for f in deleted)
+    for fact in deleted:
+        text = f"By the way: {fact.keywords[0]}"
+        assert fact.id not in leaked_facts(scenario, text, fact.superseded_turn - 1)
+        assert fact.id in leaked_facts(scenario, text, fact.superseded_turn)
+
+
+def test_held_facts_count_only_what_was_said_by_then(project):
+    text = "Launch at the end of March, MySQL, pytest."
+    assert held_facts(project, text, 7) == {"tests_pytest"}
+    assert held_facts(project, text, 27) == {"tests_pytest", "db_mysql", "launch_march"}
+
+
+def test_latest_user_message(project):
+    assert latest_user_message(project, 1) == project.turns[0].content
+    assert latest_user_message(project, 30) == latest_user_message(project, 29) == project.questions[0].text
+
+
+# ---------------------------------------------------------------- replay records
+def test_replay_records_what_a_fresh_memory_would_send(project, results):
+    assert results.strategies == ["buffer", "window", "summary", "entity", "semantic", "hybrid"]
+    factories = comparison_strategies()
+    for name in results.strategies:
+        assert [s.turn for s in results.steps[name]] == list(range(1, 31))
+        for turn in (1, 6, 16, 17, 23, 29, 30):
+            memory = factories[name]()
+            # Replay asks for the context after every turn; so do we, in case asking changes a memory.
+            for t in range(1, turn + 1):
+                feed_one = project.turns[t - 1]
+                memory.add(feed_one.role, feed_one.content, turn=t, timestamp=project.timestamp(t))
+                context = memory.context(latest_user_message(project, t))
+            step = results.at(name, turn)
+            assert list(step.context) == context, (name, turn)
+            assert step.tokens == count_message_tokens(context)
+            text = "\n".join(m["content"] for m in context)
+            assert step.holds == held_facts(project, text, turn) and step.leaks == leaked_facts(project, text, turn)
+
+
+def test_replay_results_are_copies(project, results):
+    step = results.at("buffer", 3)
+    step.context[0]["content"] = "changed"
+    assert replay(project, {"buffer": ConversationBuffer}).at("buffer", 3).context[0]["content"] != "changed"
+    step.context[0]["content"] = project.turns[0].content
+
+
+def test_the_story_of_the_30_turns(project, results):
+    question, change = project.questions[0], project.fact("db_postgresql")
+    for name in results.strategies:
+        assert all(results.answers(name, t, question) is None for t in range(1, 17))
+        assert all(results.reflects(name, t, change) is None for t in range(1, 17))
+    assert results.answers("buffer", 29, question) and results.answers("hybrid", 29, question)
+    assert results.answers("entity", 29, question) and results.answers("summary", 29, question)
+    # The window pins the turn-3 PostgreSQL decision; once turn 17 and its echo scroll out, it leaks.
+    assert not results.answers("window", 29, question)
+    assert results.at("window", 29).leaks == {"db_postgresql", "db_reason_jsonb"}
+    assert results.reflects("window", 29, change) is False and results.reflects("window", 17, change) is True
+    assert all(not results.at(n, t).leaks for n in ("buffer", "entity", "hybrid") for t in range(1, 31))
+    # The buffer grows every turn; the entity memory stays small.
+    assert results.tokens("buffer") == sorted(results.tokens("buffer"))
+    assert max(results.tokens("entity")) < min(results.tokens("buffer")[16:])
+
+
+def test_model_calls_come_from_the_strategy_model(project, results):
+    assert results.calls("buffer") == [0] * 30 and results.calls("entity") == [0] * 30
+    assert results.calls("summary") == sorted(results.calls("summary")) and results.calls("summary")[-1] == 5
+    users = np.cumsum([t.role == "user" for t in project.turns]).tolist()
+    assert results.calls("hybrid") == users
+    summary = feed(SummaryMemory(summarize_every=6), project)
+    assert model_calls(summary) == summary.llm.usage.calls == 5
+    assert model_calls(object()) == 0
+
+
+def test_recall_matrix(project, results):
+    recall = results.recall()
+    assert recall.shape == (6, len(project.facts)) and ((0 <= recall) & (recall <= 1)).all()
+    assert (recall[0] == 1).all()                      # the buffer holds everything while it is true
+    window, pytest_ = results.strategies.index("window"), [f.id for f in project.facts].index("tests_pytest")
+    current = [t for t in range(1, 31) if project.fact("tests_pytest").is_current(t)]
+    want = sum("tests_pytest" in results.at("window", t).holds for t in current) / len(current)
+    assert recall[window, pytest_] == pytest.approx(want) and 0 < want < 1
+
+
+def test_bad_input(project, results, tmp_path):
+    with pytest.raises(ValueError, match="strategies must name at least one"):
+        replay(project, {})
+    with pytest.raises(TypeError, match=r"strategies\['x'\] must be a factory"):
+        replay(project, {"x": ConversationBuffer()})
+    with pytest.raises(TypeError, match=r"strategies\['x'\] built a int"):
+        replay(project, {"x": int})
+    with pytest.raises(ValueError, match="turn must be an int between 1 and 30, got 31"):
+        results.at("buffer", 31)
+    with pytest.raises(KeyError, match="no strategy 'tape'"):
+        results.at("tape", 3)
+    broken = json.loads((DATA / "project_30.json").read_text(encoding="utf-8"))
+    del broken["facts"][1]["keywords"]
+    path = tmp_path / "broken.json"
+    path.write_text(json.dumps(broken))
+    with pytest.raises(ScenarioError, match=rf"{path}: facts\[1\] is missing the field 'keywords'"):
+        load_scenario(path)
+
+
+def test_an_empty_conversation_gives_empty_contexts():
+    for name, make in comparison_strategies().items():
+        memory = make()
+        assert memory.context() == [] and memory.context("which database?") == [], name
+
+
+def test_every_builtin_scenario_replays(project):
+    for name in list_scenarios():
+        scenario = load_scenario(name)
+        result = replay(scenario, {"buffer": ConversationBuffer, "entity": EntityMemory})
+        assert len(result.steps["buffer"]) == len(scenario)
+        last = result.at("buffer", len(scenario))
+        assert last.holds == {f.id for f in scenario.facts}   # the buffer heard everything
+
+
+# ---------------------------------------------------------------- extractions
+def test_extractions_say_what_each_system_took(project, extracted):
+    assert sorted(extracted) == list(range(1, 31))
+    for turn, row in extracted.items():
+        said = project.turns[turn - 1]
+        assert set(row) == set(EXTRACTORS)
+        assert row["buffer"] == [f"{said.role}: {said.content}"]
+        assert said.content in row["semantic"][0] and row["semantic"][0].startswith("[message · importance 0.50]")
+        assert (len(row["semantic"]) == 2) == (said.role == "user")
+    assert "(Project, database, MySQL)  confidence 0.90" in extracted[17]["entity"]
+    assert "changelog: Project.database PostgreSQL → MySQL" in extracted[17]["entity"]
+    assert extracted[18]["entity"] == ["no new facts (only the user's messages are mined)"]
+    assert extracted[13]["entity"] == ["no new facts"] and extracted[13]["semantic"][1].endswith("skipped (below 0.5)")
+    assert extracted[7]["summary"][0] == "folded into the summary after turn 12 (one model call):"
+    assert any("pytest" in line for line in extracted[7]["summary"][1:])
+    assert extracted[13]["summary"][1:] == ["nothing of it made it into the summary"]
+
+
+def test_summary_sentences_really_entered_the_summary(project, extracted):
+    memory, summaries = SummaryMemory(summarize_every=6), set()
+    for t in project.turns:
+        memory.add(t.role, t.content, turn=t.turn)
+        summaries.add(memory.summary)
+    for row in extracted.values():
+        for line in row["summary"][1:]:
+            if line.startswith("“"):
+                assert any(line.strip("“”") in s for s in summaries), line
+
+
+# ---------------------------------------------------------------- the views, at every slider position
+def test_comparison_view_every_turn(project, results):
+    question, change = project.questions[0], project.fact("db_postgresql")
+    for turn in range(1, 31):
+        text = comparison_view(results, turn)
+        table = text.split("\n\n")[1].splitlines()
+        assert table[0].startswith("strategy") and len(table) == 7
+        for row, name in zip(table[1:], results.strategies):
+            step = results.at(name, turn)
+            cells = row.split()
+            assert cells[0] == name and cells[1] == f"{step.tokens:,}" and cells[2] == str(step.model_calls)
+            marks = {None: "–", True: "✓", False: "✗"}
+            assert cells[3] == marks[results.reflects(name, turn, change)]
+            assert cells[4] == marks[results.answers(name, turn, question)]
+            if not step.leaks:
+                assert cells[5] == "–"
+            else:
+                assert all(project.fact(i).value in row for i in step.leaks)
+        for name in results.strategies:
+            assert f"── {name} would send {results.at(name, turn).tokens:,} tokens:" in text
+    assert comparison_view(results, 16) != comparison_view(results, 29)
+    with pytest.raises(ValueError, match="turn must be an int between 1 and 30, got 0"):
+        comparison_view(results, 0)
+
+
+def test_comparison_widget_only_looks_up(results, monkeypatch):
+    slider = ipywidgets.IntSlider(value=16, min=1, max=30)
+    box = explore(comparison_view, replay=ipywidgets.fixed(results), turn=slider)
+    assert shown_text(box) == comparison_view(results, 16) + "\n"
+    monkeypatch.setattr("teachmem.replay.replay", lambda *a, **k: pytest.fail("a slider must not replay"))
+    slider.value = 29
+    assert shown_text(box) == comparison_view(results, 29) + "\n"
+
+
+def test_extraction_view_every_turn(project, extracted):
+    for turn in range(1, 31):
+        text = extraction_view(extracted, turn)
+        assert text.startswith(f"the message of turn {turn}:")
+        assert [line for line in text.splitlines() if line.startswith("── ")] == [f"── {s}" for s in EXTRACTORS]
+        assert " ".join(text.split()).count(" ".join(project.turns[turn - 1].content.split())[:60]) >= 1
+    with pytest.raises(ValueError, match="turn must be between 1 and 30, got 31"):
+        extraction_view(extracted, 31)
+
+
+@pytest.mark.parametrize("budget", range(600, 3501, 100))
+def test_budget_view_every_slider_position(project, budget):
+    text = budget_view(project, budget)
+    manager = feed(HybridMemoryManager(budget), project, 28)
+    trace = manager.explain_prompt(project.turns[28].content)
+    assert text.splitlines()[0].startswith(f"budget {budget:,}: prompt {trace.prompt_tokens:,} tokens")
+    assert trace.prompt_tokens <= budget - 500
+    shown = [line for line in text.splitlines()[1:] if line[:1] in "✓✗"]
+    listed = [c for c in trace.candidates if not c.reason.startswith("outside")]
+    assert [line[0] for line in shown] == ["✓" if c.kept else "✗" for c in listed]
+
+
+def test_budget_view_refuses_an_assistant_turn(project):
+    with pytest.raises(ValueError, match="turn must be a turn where the user speaks, got turn 30"):
+        budget_view(project, 1000, turn=30)
+    with pytest.raises(ValueError, match="turn must be an int between 1 and 30, got 31"):
+        budget_view(project, 1000, turn=31)
+
+
+# ---------------------------------------------------------------- exercises of notebooks 06 and 07
+def test_checkers_pass_the_solutions_and_fail_wrong_answers():
+    s06, s07 = load_solutions("06_hybrid_manager"), load_solutions("07_compare_strategies")
+    assert check.check_fence(s06.fence)
+    assert not check.check_fence(lambda text: f'"{text}"')      # a quote inside breaks it
+    assert not check.check_fence(lambda text: json.dumps(text))  # one line, but the newlines come back
+    assert check.check_pack_newest_first(s06.pack_newest_first)
+    assert not check.check_pack_newest_first(lambda c, b: [i for i in range(len(c)) if sum(c[:i + 1]) <= b])
+    assert check.check_is_stale(s07.is_stale)
+    assert not check.check_is_stale(lambda s, f, text, turn: fact_in_text(s.fact(f), text)
+                                    and s.fact(f).superseded_turn is not None and turn >= s.fact(f).superseded_turn)
+    assert check.check_cheapest_answer(s07.cheapest_answer)
+    assert not check.check_cheapest_answer(lambda r, turn: min(r.strategies, key=lambda n: r.at(n, turn).tokens))
+
+
+def test_untouched_stubs_say_not_implemented(capsys):
+    def stub(*args):
+        raise NotImplementedError
+
+    for name in ("check_fence", "check_pack_newest_first", "check_is_stale", "check_cheapest_answer"):
+        assert not getattr(check, name)(stub)
+        assert "not implemented yet" in capsys.readouterr().out
+
+
+def test_comparison_strategies_have_the_settings_notebook_07_names():
+    strategies = comparison_strategies()
+    window, summary = strategies["window"](), strategies["summary"]()
+    assert isinstance(window, SlidingWindowMemory) and (window.recent_k, window.important_k) == (6, 2)
+    assert isinstance(summary, SummaryMemory) and summary.summarize_every == 6
+    assert isinstance(strategies["semantic"](), SemanticMemoryStore)
+    hybrid = strategies["hybrid"]()
+    assert isinstance(hybrid, HybridMemoryManager) and hybrid.token_budget == 3500
+    assert strategies["buffer"] is ConversationBuffer and strategies["entity"] is EntityMemory
+
+
+def test_replay_moves_a_simulated_clock_to_each_turn():
+    scenario = load_scenario("traveller_sessions")
+    store = feed(SemanticMemoryStore(), scenario, upto=10)
+    assert store.clock() == scenario.timestamp(10)
+    hybrid = feed(HybridMemoryManager(), scenario)
+    assert hybrid.clock() == scenario.timestamp(len(scenario)) > scenario.timestamp(1)
+    assert feed(ConversationBuffer(), scenario).token_count() > 0   # no clock: nothing to move
