@@ -1079,6 +1079,13 @@ def _rewrite(sentence: str, role: str) -> str:
     text = re.sub(r"^(?:let's|lets)\b", "Decided to" if subject == "User" else "Suggested to", text, flags=re.I)
     text = re.sub(r"\b(?:let's|lets)\b", "decided to" if subject == "User" else "suggested to", text, flags=re.I)
     text = re.sub(r"^(?:[Ii]'m|[Ii] am) ([A-Z][\w-]+)(?=[.!]*$)", rf"{subject}'s name is \1", text)
+    text = _third_person_words(text, role).rstrip(" .!,;:")
+    return (text[:1].upper() + text[1:] + ".") if text else ""
+
+
+def _third_person_words(text: str, role: str) -> str:
+    """The pronoun part of ``_rewrite``: "my sister's" -> "User's sister's", "I need" -> "User needs"."""
+    subject = "Assistant" if role == "assistant" else "User"
     for pattern, replacement in _CONTRACTIONS:
         text = re.sub(pattern, replacement.format(S=subject), text, flags=re.I)
 
@@ -1092,8 +1099,7 @@ def _rewrite(sentence: str, role: str) -> str:
     if role == "assistant":
         text = re.sub(r"\b(?:you're|you are)\b", "User is", text, flags=re.I)
         text = re.sub(r"\byour\b", "User's", text, flags=re.I)
-    text = text.rstrip(" .!,;:")
-    return (text[:1].upper() + text[1:] + ".") if text else ""
+    return text
 
 
 class _Unit(NamedTuple):
@@ -1170,12 +1176,15 @@ def _fit(units: list[_Unit], max_words: int) -> list[_Unit]:
     # 1. weak sentences, the weakest and oldest first
     drop(sorted(units, key=lambda u: (u.score, u.order)), stop=lambda u: u.score >= 0.5)
     # 2. elaborations, then reasons, oldest first: "PostgreSQL for its JSONB support" -> "PostgreSQL"
+    cuts: list[_Unit] = []  # each sentence as it was before a cut, to put back in step 4 if room frees up
     for shorten in (_trim_elaboration, lambda u: u._replace(text=_strip_reason(u.text))):
         for i, unit in enumerate(units):
             if total <= max_words:
                 break
             units[i] = shorten(unit)
             total += _words_in(units[i]) - _words_in(unit)
+            if units[i] != unit:
+                cuts.append(unit)
     # 3. whole sentences, the ones worth least per word first (the older among equals).
     #    A sentence is worth its score, plus a bonus for each value nobody else states;
     #    the last sentence that still holds a value is dropped only when nothing else can go.
@@ -1195,7 +1204,13 @@ def _fit(units: list[_Unit], max_words: int) -> list[_Unit]:
             drop([unit], stop=lambda u: False)
             said.subtract(values(unit))
     drop(sorted(last_holders, key=lambda u: (per_word(u), u.order)), stop=lambda u: False)
-    # 4. still too long (one huge sentence): cut words, and say so with "…"
+    # 4. a dropped sentence may have freed room: undo step 2's cuts, the last cut first, while they fit
+    for before in reversed(cuts):
+        for i, unit in enumerate(units):
+            if unit.order == before.order and total + _words_in(before) - _words_in(unit) <= max_words:
+                total += _words_in(before) - _words_in(unit)
+                units[i] = before
+    # 5. still too long (one huge sentence): cut words, and say so with "…"
     if total > max_words:
         words = " ".join(u.text for u in units).split()[:max_words]
         words[-1] = words[-1].rstrip(".,;:") + "…"
@@ -1228,6 +1243,9 @@ def summarize_rules(text: str, previous_summary: str = "", max_words: int = 120)
             if _salient(sentence, role, facts):
                 rewritten = _rewrite(sentence, role)
                 if rewritten:
+                    # The facts must speak like the text they belong to ("my sister's" ->
+                    # "User's sister's"), or nothing can check that a trimmed sentence still holds them.
+                    facts = [t._replace(value=_third_person_words(t.value, role)) for t in facts]
                     units.append(_make_unit(rewritten, role, len(units), facts))
     # The assistant repeating what the user decided adds words, not facts.
     stated = {t for u in units if u.role != "assistant" for t in u.triples}

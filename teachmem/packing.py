@@ -9,6 +9,11 @@ prompt; this module holds what it needs around that decision:
   hand the user's old words the authority of the instructions (memory
   poisoning). Quoted as a JSON string on one line, under a header that says it
   is data, it can never stand on a line of its own.
+* :func:`overlap_words` and :func:`fact_table` serve ``EntityMemory``
+  (teachmem/memory/entity.py): which facts share words with a query, and the
+  ``{entity: {attribute: value}}`` view its prompt line is printed from.
+* :func:`add_window` walks the conversation window newest first into what is
+  left of the budget, recording each message in the trace.
 * :class:`Candidate` and :class:`PromptTrace` record every candidate the manager
   considered: its score parts, its token cost, and whether it was kept or
   dropped, and why.
@@ -18,11 +23,16 @@ Taught in notebooks/06_hybrid_manager.ipynb.
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass, field
 
 from teachmem.embed import content_words
 
 SOURCES = ("fact", "memory", "message")
+
+# Words too common to show that a fact is relevant to a query.
+_STOPWORDS = frozenset("a an the and or of to in on at for is are was were do does did we i you it "
+                       "my our your what which who how why when where should would could can with".split())
 
 
 def quote(text: str) -> str:
@@ -82,12 +92,59 @@ def add_fenced(system: str, header: str, candidates, trace: "PromptTrace", sourc
     return with_block(lines)
 
 
+def add_window(window, left: int, trace: "PromptTrace", count) -> list:
+    """The messages of ``window`` (a ``SlidingWindowMemory``) that fit in ``left`` tokens, oldest first.
+
+    Walks newest first and stops at the first window message that does not
+    fit; every message, in the window or not, is recorded in ``trace``.
+
+    Taught in notebooks/06_hybrid_manager.ipynb.
+    """
+    in_window, kept, full = set(window.window_indices()), [], False
+    for i in reversed(range(len(window.all_messages))):
+        m = window.all_messages[i]
+        cost = count(m.content)
+        full = full or (i in in_window and cost > left)
+        fits = i in in_window and not full
+        reason = ("outside the window: not recent, not important enough" if i not in in_window
+                  else "in the window, fits" if fits else f"in the window, but the budget is full: {left} left")
+        trace.candidates.append(Candidate("message", m.content, m.turn, cost, {"importance": window.importance[i]},
+                                          fits, reason))
+        if fits:
+            kept.append(m)
+            left -= cost
+    return kept[::-1]
+
+
 def shared_words(query: str | None, text: str) -> int:
     """How many distinct content words (stemmed, no stopwords) ``query`` and ``text`` share.
 
     Taught in notebooks/06_hybrid_manager.ipynb.
     """
     return len(set(content_words(query or "")) & set(content_words(text))) if query else 0
+
+
+def overlap_words(text: str) -> set[str]:
+    """Content words, lower case, a plural "s" dropped, so "tests" meets "test_framework".
+    Single letters go too: the "s" of "what's" would match the "s" of "sister's".
+
+    Taught in notebooks/04_entity_memory.ipynb.
+    """
+    words = re.findall(r"[a-z0-9]+", text.lower())
+    return {w[:-1] if len(w) > 3 and w.endswith("s") else w for w in words if len(w) > 1 and w not in _STOPWORDS}
+
+
+def fact_table(facts) -> dict[str, dict[str, str]]:
+    """Facts (anything with ``entity``, ``attribute`` and ``value``) as ``{entity: {attribute: value}}``:
+    entities in order of appearance, attributes sorted, so the same facts print the same way whatever
+    order they were said in.
+
+    Taught in notebooks/04_entity_memory.ipynb.
+    """
+    table: dict[str, dict[str, str]] = {}
+    for f in facts:
+        table.setdefault(f.entity, {})[f.attribute] = f.value
+    return {entity: dict(sorted(attrs.items())) for entity, attrs in table.items()}
 
 
 @dataclass(frozen=True)

@@ -22,12 +22,16 @@ from __future__ import annotations
 
 import math
 from array import array
+from datetime import datetime, timedelta
 
 import numpy as np
 
+from teachmem.clock import EPOCH
+from teachmem.validate import require_fraction
+
 __all__ = ["BM25Index", "hybrid_relevance", "thread_relevance", "decay_factor", "seed_score",
            "generative_agents_score", "memorybank_retention", "memorybank_score",
-           "min_max", "time_signals", "SCORINGS", "DAY_US", "HOUR_US"]
+           "min_max", "time_signals", "SCORINGS", "DAY_US", "HOUR_US", "epoch_us", "require_ranking"]
 
 
 class BM25Index:
@@ -176,6 +180,14 @@ def decay_factor(days: np.ndarray, rate: float) -> np.ndarray:
 DAY_US, HOUR_US = 86_400_000_000, 3_600_000_000     # time is kept in whole microseconds
 
 
+def epoch_us(when: datetime) -> int:
+    """``when`` in whole microseconds since ``teachmem.clock.EPOCH``: whole days stay exact.
+
+    Taught in notebooks/05_semantic_memory.ipynb.
+    """
+    return (when - EPOCH) // timedelta(microseconds=1)
+
+
 def _needs(*signals):
     """Mark which time signals a score uses, so a store computes only those."""
     def mark(score):
@@ -268,3 +280,16 @@ def memorybank_score(relevance, importance, days_since_recall, strength, **_unus
 #: The scores a :class:`~teachmem.memory.semantic.SemanticMemoryStore` can rank by.
 SCORINGS = {"seed": seed_score, "generative_agents": generative_agents_score,
             "memorybank": memorybank_score}
+
+
+def require_ranking(decay_rate, lexical_weight, reply_weight, scoring: str) -> tuple[float, float, float, str]:
+    """A store's ranking settings, checked (each error names its argument), in the order given.
+
+    Taught in notebooks/05_semantic_memory.ipynb.
+    """
+    if require_fraction("decay_rate", decay_rate) == 0:
+        raise ValueError("decay_rate must be in (0, 1]: 0 would erase every memory after one day")
+    if scoring not in SCORINGS:
+        raise ValueError(f"scoring must be one of {sorted(SCORINGS)}, got {scoring!r}")
+    return (float(decay_rate), require_fraction("lexical_weight", lexical_weight),
+            require_fraction("reply_weight", reply_weight), scoring)

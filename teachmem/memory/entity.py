@@ -14,20 +14,19 @@ Taught in notebooks/04_entity_memory.ipynb.
 """
 from __future__ import annotations
 
-import re
-from dataclasses import asdict, dataclass, replace
+from dataclasses import dataclass, replace
 from datetime import datetime
 
 from teachmem.clock import Clock, ManualClock
 from teachmem.extract import Triple, rule_triples
 from teachmem.llm import LLM, extract_triples
 from teachmem.memory.message import next_message
+from teachmem.packing import fact_table, overlap_words
+from teachmem.state import entity_from_state, entity_state
 from teachmem.validate import (require_datetime, require_fraction, require_int_at_least,
                                require_positive_int, require_text)
 
-# Words too common to show that a fact is relevant to a query.
-_STOPWORDS = frozenset("a an the and or of to in on at for is are was were do does did we i you it "
-                       "my our your what which who how why when where should would could can with".split())
+SETTINGS = ("min_confidence", "on_error", "small_store", "min_overlap")
 
 
 @dataclass(frozen=True)
@@ -45,22 +44,6 @@ class FactValue:
 
     def holds_at(self, turn: int) -> bool:
         return self.valid_from <= turn and (self.valid_to is None or turn < self.valid_to)
-
-
-def _words(text: str) -> set[str]:
-    """Content words, lower case, a plural "s" dropped, so "tests" meets "test_framework".
-    Single letters go too: the "s" of "what's" would match the "s" of "sister's"."""
-    words = re.findall(r"[a-z0-9]+", text.lower())
-    return {w[:-1] if len(w) > 3 and w.endswith("s") else w for w in words if len(w) > 1 and w not in _STOPWORDS}
-
-
-def _table(facts: list[FactValue]) -> dict[str, dict[str, str]]:
-    """``{entity: {attribute: value}}``: entities in order of appearance, attributes
-    sorted, so the same facts print the same way whatever order they were said in."""
-    table: dict[str, dict[str, str]] = {}
-    for f in facts:
-        table.setdefault(f.entity, {})[f.attribute] = f.value
-    return {entity: dict(sorted(attrs.items())) for entity, attrs in table.items()}
 
 
 class EntityMemory:
@@ -130,12 +113,12 @@ class EntityMemory:
 
     def as_of(self, turn: int) -> dict[str, dict[str, str]]:
         """What was true at ``turn``: ``{entity: {attribute: value}}``."""
-        return _table(self.facts(as_of=turn))
+        return fact_table(self.facts(as_of=turn))
 
     @property
     def entities(self) -> dict[str, dict[str, str]]:
         """What is true now: ``{entity: {attribute: value}}``."""
-        return _table(self.facts())
+        return fact_table(self.facts())
 
     def get_relevant(self, query: str = "", *, as_of: int | None = None) -> str:
         """Facts for the prompt, one ``[Entity] attribute: value, ...`` line per entity:
@@ -143,11 +126,11 @@ class EntityMemory:
         require_text("query", query, allow_empty=True)
         facts = self.facts(as_of)
         if query.strip() and len(facts) > self.small_store:
-            wanted = _words(query)
+            wanted = overlap_words(query)
             facts = [f for f in facts
-                     if len(wanted & _words(f"{f.entity} {f.attribute} {f.value}")) >= self.min_overlap]
+                     if len(wanted & overlap_words(f"{f.entity} {f.attribute} {f.value}")) >= self.min_overlap]
         return "\n".join(f"[{entity}] " + ", ".join(f"{a}: {v}" for a, v in attrs.items())
-                         for entity, attrs in _table(facts).items())
+                         for entity, attrs in fact_table(facts).items())
 
     def get_changelog(self, as_of: int | None = None) -> list[dict]:
         """Every change of value up to turn ``as_of``, oldest first: ``{turn, entity, attribute, old, new}``."""
@@ -166,19 +149,9 @@ class EntityMemory:
         return [{"role": "system", "content": f"Known facts:\n{facts}"}] if facts else []
 
     def to_state(self) -> dict:
-        def iso(t: datetime | None) -> str | None:
-            return t.isoformat() if t else None
-        return {"min_confidence": self.min_confidence, "on_error": self.on_error, "small_store": self.small_store,
-                "min_overlap": self.min_overlap, "last_turn": self.last_turn,
-                "history": [{**asdict(f), "since": iso(f.since), "until": iso(f.until)} for f in self.history]}
+        return entity_state(self, SETTINGS)
 
     @classmethod
     def from_state(cls, state: dict, *, llm: LLM | None = None, clock: Clock | None = None) -> "EntityMemory":
         """Rebuild from ``to_state()``; the model and the clock are not state, so pass them again."""
-        memory = cls(llm=llm, min_confidence=state["min_confidence"], on_error=state["on_error"],
-                     small_store=state["small_store"], min_overlap=state["min_overlap"], clock=clock)
-        for record in state["history"]:
-            since, until = (datetime.fromisoformat(t) if t else None for t in (record["since"], record["until"]))
-            memory.history.append(FactValue(**{**record, "since": since, "until": until}))
-        memory.last_turn = state["last_turn"]
-        return memory
+        return entity_from_state(cls, state, SETTINGS, FactValue, llm=llm, clock=clock)

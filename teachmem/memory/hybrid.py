@@ -27,7 +27,8 @@ from teachmem.memory.entity import EntityMemory
 from teachmem.memory.message import next_message
 from teachmem.memory.semantic import SemanticMemoryStore
 from teachmem.memory.window import SlidingWindowMemory
-from teachmem.packing import Candidate, PromptTrace, add_fenced, quote, room_for_memory, shared_words
+from teachmem.packing import PromptTrace, add_fenced, add_window, quote, room_for_memory, shared_words
+from teachmem.state import hybrid_from_state, hybrid_state
 from teachmem.tokens import TokenCounter, estimate_tokens
 from teachmem.validate import require_fraction, require_int_at_least, require_positive_int, require_text
 
@@ -108,20 +109,8 @@ class HybridMemoryManager:
         # The window gets the rest, newest first, and stops at the first message that does not
         # fit: a gap in the middle of a conversation would make the next reply hard to follow.
         left = trace.limit - self.count_tokens(system) - self.count_tokens(user_message or "")
-        in_window, kept, full = set(self.window.window_indices()), [], False
-        for i in reversed(range(len(self.window.all_messages))):
-            m = self.window.all_messages[i]
-            cost = self.count_tokens(m.content)
-            full = full or (i in in_window and cost > left)
-            fits = i in in_window and not full
-            reason = ("outside the window: not recent, not important enough" if i not in in_window
-                      else "in the window, fits" if fits else f"in the window, but the budget is full: {left} left")
-            trace.candidates.append(Candidate("message", m.content, m.turn, cost,
-                                              {"importance": self.window.importance[i]}, fits, reason))
-            if fits:
-                kept.append(m)
-                left -= cost
-        trace.messages = ([{"role": "system", "content": system}] + [m.as_dict() for m in reversed(kept)]
+        kept = add_window(self.window, left, trace, self.count_tokens)
+        trace.messages = ([{"role": "system", "content": system}] + [m.as_dict() for m in kept]
                           + ([{"role": "user", "content": user_message}] if user_message is not None else []))
         trace.prompt_tokens = sum(self.count_tokens(m["content"]) for m in trace.messages)
         return trace
@@ -157,20 +146,11 @@ class HybridMemoryManager:
         return forget(self, text_or_pattern, db, user_id=user_id)
 
     def to_state(self) -> dict:
-        return {**{k: getattr(self, k) for k in SETTINGS}, "window": self.window.to_state(),
-                "entities": self.entities.to_state(), "longterm": self.longterm.to_state(),
-                "last_turn": self.last_turn, "now": self.now.isoformat() if self.now else None}
+        return hybrid_state(self, SETTINGS)
 
     @classmethod
     def from_state(cls, state: dict, *, llm: LLM | None = None, clock=None,
                    token_counter: TokenCounter = estimate_tokens) -> "HybridMemoryManager":
         """Rebuild from ``to_state()``; model and token counter are not state, so pass them again.
         Without a ``clock`` the tiers share one that resumes at the saved time."""
-        clock = clock or ManualClock(datetime.fromisoformat(state["longterm"]["now"]))
-        manager = cls(**{k: state[k] for k in SETTINGS}, llm=llm, clock=clock, token_counter=token_counter)
-        manager.window = SlidingWindowMemory.from_state(state["window"])
-        manager.entities = EntityMemory.from_state(state["entities"], clock=clock)
-        manager.longterm = SemanticMemoryStore.from_state(state["longterm"], clock=clock)
-        manager.last_turn = state["last_turn"]
-        manager.now = datetime.fromisoformat(state["now"]) if state["now"] else None
-        return manager
+        return hybrid_from_state(cls, state, SETTINGS, llm=llm, clock=clock, token_counter=token_counter)

@@ -7,28 +7,28 @@ of the relevance of the turn before it (answers rarely repeat the question's
 words). A *fact* (``memory_type="fact"``) has a key — who, and what about —
 so "favorite color is green" retires "favorite color is blue" (kept as
 history, never returned). The machinery is lab equipment: ``teachmem.embed``,
-``teachmem.scoring``, ``teachmem.vectors``.
+``teachmem.scoring``, ``teachmem.vectors``, ``teachmem.upkeep`` (consolidate,
+prune) and ``teachmem.state`` (save and load).
 
 Taught in notebooks/05_semantic_memory.ipynb.
 """
 from __future__ import annotations
 
-from datetime import datetime, timedelta
+from datetime import datetime
 
 import numpy as np
 
-from teachmem.clock import EPOCH, ManualClock
-from teachmem.embed import SubwordEmbedder, content_words, embedder_from_config, stem
+from teachmem.clock import ManualClock
+from teachmem.embed import SubwordEmbedder, content_words, stem
 from teachmem.memory.message import next_message
-from teachmem.scoring import DAY_US, SCORINGS, BM25Index, hybrid_relevance, thread_relevance, time_signals
+from teachmem.scoring import (SCORINGS, BM25Index, epoch_us, hybrid_relevance, require_ranking, thread_relevance,
+                              time_signals)
+from teachmem.state import semantic_from_state, semantic_state
+from teachmem.upkeep import merge_near_duplicates, prune_stale
 from teachmem.validate import require_datetime, require_fraction, require_positive_int, require_text
-from teachmem.vectors import MemoryTable, near_duplicate_groups, require_labels, top_k_rows
+from teachmem.vectors import MemoryTable, require_labels, top_k_rows
 
 SETTINGS = ("decay_rate", "lexical_weight", "reply_weight", "scoring", "context_top_k")
-
-
-def _us(when: datetime) -> int:     # integer microseconds: whole days stay exact
-    return (when - EPOCH) // timedelta(microseconds=1)
 
 
 def fact_key(fact: str) -> str:
@@ -58,13 +58,8 @@ class SemanticMemoryStore:
     def __init__(self, decay_rate: float = 0.95, embed_dim: int = 256, *, embedder=None, clock=None,
                  lexical_weight: float = 0.5, reply_weight: float = 0.5, scoring: str = "seed",
                  context_top_k: int = 3):
-        if require_fraction("decay_rate", decay_rate) == 0:
-            raise ValueError("decay_rate must be in (0, 1]: 0 would erase every memory after one day")
-        if scoring not in SCORINGS:
-            raise ValueError(f"scoring must be one of {sorted(SCORINGS)}, got {scoring!r}")
-        self.decay_rate, self.scoring = float(decay_rate), scoring
-        self.lexical_weight = require_fraction("lexical_weight", lexical_weight)
-        self.reply_weight = require_fraction("reply_weight", reply_weight)
+        self.decay_rate, self.lexical_weight, self.reply_weight, self.scoring = require_ranking(
+            decay_rate, lexical_weight, reply_weight, scoring)
         self.context_top_k = require_positive_int("context_top_k", context_top_k)
         self.embedder = embedder if embedder is not None else SubwordEmbedder(embed_dim)
         self.clock = clock if clock is not None else ManualClock()
@@ -91,7 +86,7 @@ class SemanticMemoryStore:
         require_labels(metadata)
         vector = self.embedder.embed([text])[0]
         row = self._append(text, memory_type, vector, {**metadata, "timestamp": when.isoformat()},
-                           importance=importance, created=_us(when), accessed=_us(when), recalls=0)
+                           importance=importance, created=epoch_us(when), accessed=epoch_us(when), recalls=0)
         if memory_type == "fact":       # a new value for a key retires the old one
             rows = self.keys.setdefault((metadata.get("user_id"), fact_key(text)), [])
             if rows:
@@ -128,7 +123,7 @@ class SemanticMemoryStore:
         """Every part of every memory's score (arrays, one entry per row) and the candidate mask."""
         require_text("query", query)
         require_labels({k: list(v) if isinstance(v, (tuple, set, frozenset)) else v for k, v in filters.items()})
-        now_us, t = _us(require_datetime("now", now) or self.clock()), self.table
+        now_us, t = epoch_us(require_datetime("now", now) or self.clock()), self.table
         mask = t["live"] & t.mask(filters) if filters else t["live"].copy()
         cosine = t.matrix @ self.embedder.embed([query])[0]
         lexical = self.lexical.scores(content_words(query), t.size)
@@ -152,7 +147,7 @@ class SemanticMemoryStore:
         """``(score, text, memory_type)`` best first. Each returned memory counts as recalled."""
         hits = self.explain(query, top_k, now, **filters)
         rows = [h["row"] for h in hits]
-        self.table["accessed"][rows] = _us(now or self.clock())
+        self.table["accessed"][rows] = epoch_us(now or self.clock())
         self.table["recalls"][rows] += 1
         return [(h["score"], h["text"], h["memory_type"]) for h in hits]
 
@@ -163,35 +158,13 @@ class SemanticMemoryStore:
         return [(self.texts[r], r not in self.retired) for r in self.keys.get((user_id, fact_key(fact)), [])]
 
     def consolidate(self, threshold: float = 0.9) -> list[tuple[int, list[int]]]:
-        """Merge live near-duplicates (same user, same type) into the newest copy.
-
-        Facts are skipped: their keys already keep one value per attribute.
-        Returns ``(kept row, merged rows)`` pairs; the kept one records them.
-        """
-        require_fraction("threshold", threshold)
-        t, codes = self.table, {}
-        group = np.array([codes.setdefault((m.get("user_id"), k), len(codes))
-                          for m, k in zip(self.metadata, self.types)], dtype=np.int64)
-        rows = np.flatnonzero(t["live"] & (np.array(self.types, dtype=object) != "fact"))
-        merges = []
-        for cluster in near_duplicate_groups(t.matrix, rows, group, threshold):
-            keep, merged = cluster[-1], cluster[:-1]
-            for r in merged:
-                self._retire(r, f"merged into #{keep}")
-            t["importance"][keep] = t["importance"][cluster].max()   # the copies agree it matters
-            t["recalls"][keep] = t["recalls"][cluster].sum()
-            self.metadata[keep]["merged_from"] = sorted(set(self.metadata[keep].get("merged_from", []) + merged))
-            merges.append((keep, merged))
-        return merges
+        """Merge live near-duplicates (same user, same type, not facts) into the newest copy, which keeps
+        their highest importance and total recalls. Returns ``(kept row, merged rows)`` pairs."""
+        return merge_near_duplicates(self, threshold)
 
     def prune(self, max_age_days: int = 90, now: datetime | None = None) -> list[int]:
         """Retire live memories older than ``max_age_days`` that were never recalled."""
-        require_positive_int("max_age_days", max_age_days)
-        now_us, t = _us(require_datetime("now", now) or self.clock()), self.table
-        stale = np.flatnonzero(t["live"] & (t["recalls"] == 0) & (now_us - t["created"] > max_age_days * DAY_US))
-        for r in stale.tolist():
-            self._retire(r, "pruned: stale and never recalled")
-        return stale.tolist()
+        return prune_stale(self, max_age_days, now)
 
     # The Memory protocol every strategy shares: each message becomes one memory.
     def add(self, role: str, content: str, *, turn: int | None = None, timestamp=None) -> None:
@@ -210,24 +183,9 @@ class SemanticMemoryStore:
 
     def to_state(self) -> dict:
         """Everything as JSON-ready data, vectors included (as lists), and the clock's time."""
-        rows = [{"text": x, "memory_type": k, "metadata": m, **self.table.row_state(r)}
-                for r, (x, k, m) in enumerate(zip(self.texts, self.types, self.metadata))]
-        return {**{k: getattr(self, k) for k in SETTINGS}, "embedder": self.embedder.config(),
-                "now": self.clock().isoformat(), "last_turn": self.last_turn, "memories": rows,
-                "retired": [[r, why] for r, why in sorted(self.retired.items())],
-                "keys": [[user, key, rows] for (user, key), rows in self.keys.items()]}
+        return semantic_state(self, SETTINGS)
 
     @classmethod
     def from_state(cls, state: dict, *, embedder=None, clock=None) -> "SemanticMemoryStore":
         """Rebuild a store saved by ``to_state``; its clock resumes at the saved time."""
-        store = cls(embedder=embedder or embedder_from_config(state["embedder"]),
-                    clock=clock or ManualClock(datetime.fromisoformat(state["now"])),
-                    **{k: state[k] for k in SETTINGS})
-        for m in state["memories"]:
-            store._append(m["text"], m["memory_type"], np.asarray(m["vector"], np.float32),
-                          dict(m["metadata"]), **m["numbers"])
-        for row, why in state["retired"]:
-            store._retire(row, why)
-        store.keys = {(user, key): list(rows) for user, key, rows in state["keys"]}
-        store.last_turn = state["last_turn"]
-        return store
+        return semantic_from_state(cls, state, SETTINGS, embedder=embedder, clock=clock)
