@@ -199,6 +199,19 @@ def test_a_memory_stored_without_a_turn_is_still_a_candidate():
     assert [(c.turn, c.kept) for c in trace.candidates if c.source == "memory"] == [(None, True)]
 
 
+def test_context_never_offers_the_query_itself_as_a_memory():
+    # The latest message is always in the window, and memories the window holds are skipped,
+    # so the echo of the query never takes one of the long-term slots.
+    mgr = HybridMemoryManager(recent_k=1, important_k=0)
+    older, latest = "I prefer pytest for testing with coverage reports", "I prefer pytest with verbose output"
+    mgr.add("user", older)
+    mgr.add("assistant", "Noted.")
+    mgr.add("user", latest)
+    assert [h["text"] for h in mgr.longterm.explain(latest, 2)] == [latest, older]   # stored, ranks first
+    system = mgr.context(latest)[0]["content"]
+    assert quote(older) in system and quote(latest) not in system
+
+
 def test_the_tiers_share_one_clock_also_after_a_reload():
     from datetime import datetime
 

@@ -222,6 +222,24 @@ def test_memory_protocol():
         store.add("robot", "hi")
 
 
+def test_context_skips_the_echo_of_the_query_but_retrieve_does_not():
+    store = SemanticMemoryStore(context_top_k=2)
+    store.add("user", "My laptop is a ThinkPad X1")
+    assert store.context("My laptop is a ThinkPad X1") == []     # only the echo: nothing to add
+    for role, text in [("assistant", "Got it, a ThinkPad."),
+                       ("user", "We deploy on Fly.io"), ("user", "Which laptop do I have?")]:
+        store.add(role, text)
+    question = "Which laptop do I have?"
+    # retrieve() is unchanged: the stored question matches itself best.
+    assert [text for _, text, _ in store.retrieve(question, 2)] == [
+        "user: Which laptop do I have?", "user: My laptop is a ThinkPad X1"]
+    recalls = store.table["recalls"].copy()
+    # context() drops that echo and still fills both slots with real memories.
+    assert store.context(question) == [{"role": "system", "content": "Relevant memories:\n"
+                                        "- user: My laptop is a ThinkPad X1\n- assistant: Got it, a ThinkPad."}]
+    assert list(store.table["recalls"] - recalls) == [1, 1, 0, 0]   # the skipped echo is not recalled
+
+
 @pytest.mark.parametrize("call, message", [
     (lambda s: s.store(""), "text must be a non-empty string"),
     (lambda s: s.store("   "), "text must be a non-empty string"),

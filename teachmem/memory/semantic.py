@@ -146,10 +146,12 @@ class SemanticMemoryStore:
     def retrieve(self, query: str, top_k: int = 3, now: datetime | None = None, **filters) -> list[tuple]:
         """``(score, text, memory_type)`` best first. Each returned memory counts as recalled."""
         hits = self.explain(query, top_k, now, **filters)
-        rows = [h["row"] for h in hits]
+        self._recall([h["row"] for h in hits], now)
+        return [(h["score"], h["text"], h["memory_type"]) for h in hits]
+
+    def _recall(self, rows: list[int], now: datetime | None = None) -> None:
         self.table["accessed"][rows] = epoch_us(now or self.clock())
         self.table["recalls"][rows] += 1
-        return [(h["score"], h["text"], h["memory_type"]) for h in hits]
 
     def history(self, fact: str, user_id=None) -> list[tuple[str, bool]]:
         """Every fact stored under ``fact``'s key, oldest first, each with "still live?"."""
@@ -178,7 +180,14 @@ class SemanticMemoryStore:
             require_text("query", query, allow_empty=True)
         if not query or not query.strip() or not len(self):
             return []
-        lines = [f"- {text}" for _, text, _ in self.retrieve(query, self.context_top_k)]
+        # The query is the message just added, so its own memory ("user: <query>") would always
+        # come first: an echo of text the prompt already holds, not a memory. Skip it.
+        hits = [h for h in self.explain(query, len(self)) if h["text"].partition(": ")[2] != query]
+        hits = hits[:self.context_top_k]
+        if not hits:                  # the echo was all there was
+            return []
+        self._recall([h["row"] for h in hits])
+        lines = [f"- {h['text']}" for h in hits]
         return [{"role": "system", "content": "Relevant memories:\n" + "\n".join(lines)}]
 
     def to_state(self) -> dict:
