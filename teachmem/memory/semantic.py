@@ -181,8 +181,14 @@ class SemanticMemoryStore:
         if not query or not query.strip() or not len(self):
             return []
         # The query is the message just added, so its own memory ("user: <query>") would always
-        # come first: an echo of text the prompt already holds, not a memory. Skip it.
-        hits = [h for h in self.explain(query, len(self)) if h["text"].partition(": ")[2] != query]
+        # come first: an echo of text the prompt already holds, not a memory. Skip it, asking
+        # for more candidates only when echoes crowd out the top k.
+        k = self.context_top_k + 1
+        while True:
+            hits = [h for h in self.explain(query, k) if h["text"].partition(": ")[2] != query]
+            if len(hits) >= self.context_top_k or k >= len(self):
+                break
+            k *= 2
         hits = hits[:self.context_top_k]
         if not hits:                  # the echo was all there was
             return []
