@@ -3,8 +3,14 @@ import importlib.util
 from pathlib import Path
 
 import pytest
+from hypothesis import settings
 
 from teachmem import load_scenario
+
+# Property tests explore the same examples on every run (seeded, no example
+# database), so a test run is as repeatable as the notebooks.
+settings.register_profile("teachmem", derandomize=True, database=None)
+settings.load_profile("teachmem")
 
 ROOT = Path(__file__).resolve().parent.parent
 
