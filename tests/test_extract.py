@@ -224,7 +224,7 @@ def test_negation_never_produces_a_like():
 
 
 def test_the_assistant_is_not_the_user():
-    assert facts_of("assistant: I'm Claude and I live in the cloud. I love helping.") == set()
+    assert facts_of("assistant: I'm Ava and I live in the cloud. I love helping.") == set()
     transcript = "user: I'm Noor and I live in Cairo.\nassistant: Nice to meet you, Noor! I love Cairo."
     assert facts_of(transcript) == {("User", "name", "Noor"), ("User", "location", "Cairo")}
 
