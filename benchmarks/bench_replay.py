@@ -16,8 +16,8 @@ import statistics
 import time
 
 from teachmem import load_scenario
-from teachmem.replay import comparison_strategies, extractions, replay
-from teachmem.widgets import comparison_view, extraction_view
+from teachmem.lab.replay import comparison_strategies, extractions, replay
+from teachmem.lessons.widgets import comparison_view, extraction_view
 
 
 def timed(fn, *args) -> float:

@@ -36,7 +36,7 @@ import numpy as np  # noqa: E402
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from teachmem.clock import EPOCH  # noqa: E402
+from teachmem.core.clock import EPOCH  # noqa: E402
 from teachmem.memory.semantic import SemanticMemoryStore  # noqa: E402
 
 SIZES = (1_000, 10_000, 100_000)

@@ -3,40 +3,41 @@
 The strategies learners build live in ``teachmem.memory``; the rest of the
 package is lab equipment. Start with notebooks/00_start_here.ipynb.
 """
-from teachmem.clock import EPOCH, ManualClock
+from teachmem.core.change import Change
+from teachmem.core.clock import EPOCH, ManualClock
 from teachmem.memory.buffer import ConversationBuffer
 from teachmem.memory.message import ROLES, Memory, Message
 from teachmem.memory.token_window import TokenBudgetWindow
 from teachmem.memory.window import SlidingWindowMemory
-from teachmem.scenarios import Scenario, fact_in_text, list_scenarios, load_scenario
-from teachmem.tokens import chars_estimate, estimate_tokens, from_tokenizer
+from teachmem.lab.scenarios import Scenario, fact_in_text, list_scenarios, load_scenario
+from teachmem.core.tokens import chars_estimate, estimate_tokens, from_tokenizer
 
 __version__ = "0.1.0"
 
 # Language models and fact extraction (notebooks 03 and 04).
-from teachmem.extract import Triple, extract_facts, rule_triples
+from teachmem.llm.extract import Triple, extract_facts, rule_triples
 from teachmem.llm import (LLM, AuthenticationError, ExtractionError, LLMError, OfflineLLM, OpenAICompatibleLLM,
                           Usage, extract_triples, find_contradiction, score_importance, summarize)
 
 # Semantic long-term memory and hand-built embeddings (notebook 05).
-from teachmem.embed import (BagOfWordsEmbedder, Embedder, RandomEmbedder, SentenceTransformerEmbedder,
+from teachmem.core.embed import (BagOfWordsEmbedder, Embedder, RandomEmbedder, SentenceTransformerEmbedder,
                             SubwordEmbedder)
 from teachmem.memory.semantic import SemanticMemoryStore
-from teachmem.scoring import BM25Index
+from teachmem.core.scoring import BM25Index
 
 # Summary and entity memory (notebooks 03 and 04).
 from teachmem.memory.entity import EntityMemory
 from teachmem.memory.summary import SummaryMemory
 
-# The hybrid manager (notebook 06); the comparison lives in teachmem.replay (notebook 07).
+# The hybrid manager (notebook 06); the comparison lives in teachmem.lab.replay (notebook 07).
 from teachmem.memory.hybrid import HybridMemoryManager
 
 # Evaluation: the scoreboard and the LoCoMo benchmark (notebook 08). The scoring function itself is
 # ``teachmem.evaluate.evaluate``; it is not re-exported here, where it would hide the module of that name.
-from teachmem.evaluate import Scoreboard, load_scenarios
-from teachmem.locomo import LOCOMO_SAMPLE, evidence_recall, load_locomo
+from teachmem.lab.evaluate import Scoreboard, load_scenarios
+from teachmem.lab.locomo import LOCOMO_SAMPLE, evidence_recall, load_locomo
 
 # Persistence, users and governance (notebook 09).
-from teachmem.store import MemoryDB, MemoryNotFound, SchemaVersionError, register_strategy
-from teachmem.governance import (Audit, Observation, RetentionPolicy, apply_fresh, apply_retention, find_pii,
+from teachmem.lab.store import MemoryDB, MemoryNotFound, SchemaVersionError, register_strategy
+from teachmem.lab.governance import (Audit, Observation, RetentionPolicy, apply_fresh, apply_retention, find_pii,
                                  forget, provenance, reconcile)

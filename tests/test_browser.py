@@ -133,8 +133,8 @@ def _local_only(page, blocked: list[str]) -> None:
 
 def _expected(turn: int) -> str:
     from teachmem import load_scenario
-    from teachmem.replay import comparison_strategies, replay
-    from teachmem.widgets import comparison_view
+    from teachmem.lab.replay import comparison_strategies, replay
+    from teachmem.lessons.widgets import comparison_view
     return comparison_view(replay(load_scenario("project_30"), comparison_strategies()), turn)
 
 

@@ -1,7 +1,7 @@
 """Each checker passes the worked solution and fails wrong answers and stubs."""
 import pytest
 
-from teachmem import check
+from teachmem.lessons import check
 
 from conftest import load_solutions, proves_checker
 

@@ -6,12 +6,12 @@ import types
 import numpy as np
 import pytest
 
-from teachmem.embed import (BagOfWordsEmbedder, Embedder, RandomEmbedder, SentenceTransformerEmbedder,
-                            SubwordEmbedder, content_words, cosine_matrix, embedder_from_config, hash_stable, stem,
-                            tokenize)
-from teachmem.scoring import (BM25Index, decay_factor, generative_agents_score, hybrid_relevance,
+from teachmem.core.embed import (BagOfWordsEmbedder, Embedder, RandomEmbedder, SentenceTransformerEmbedder,
+                                 SubwordEmbedder, cosine_matrix, embedder_from_config, hash_stable)
+from teachmem.core.words import content_words, stem, tokenize
+from teachmem.core.scoring import (BM25Index, decay_factor, generative_agents_score, hybrid_relevance,
                               memorybank_retention, min_max, thread_relevance)
-from teachmem.vectors import MemoryTable, near_duplicate_groups, top_k_rows
+from teachmem.core.vectors import MemoryTable, near_duplicate_groups, top_k_rows
 
 EMBEDDERS = [RandomEmbedder(64), BagOfWordsEmbedder(256), SubwordEmbedder(256)]
 

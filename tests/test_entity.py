@@ -7,7 +7,7 @@ import pytest
 
 from teachmem import EntityMemory, ManualClock, Memory, OfflineLLM, fact_in_text
 from teachmem.llm import ExtractionError, ExtractionWarning, Usage
-from teachmem.replay import feed
+from teachmem.lab.replay import feed
 
 
 def seed_example(**kwargs) -> EntityMemory:
@@ -217,9 +217,9 @@ def test_state_round_trip_is_exact_and_json(scenario):
 
 
 # ------------------------------------------------ notebook 04: the view, the plot, the checkers
-from teachmem import check                                                   # noqa: E402
-from teachmem.plots import plot_validity                                     # noqa: E402
-from teachmem.widgets import entity_view                                     # noqa: E402
+from teachmem.lessons import check                                                   # noqa: E402
+from teachmem.lessons.plots import plot_validity                                     # noqa: E402
+from teachmem.lessons.widgets import entity_view                                     # noqa: E402
 
 from conftest import load_solutions, proves_checker  # noqa: E402
 

@@ -7,15 +7,16 @@ import threading
 import matplotlib.figure
 import pytest
 
-from teachmem import ConversationBuffer, SlidingWindowMemory, check, load_scenario, list_scenarios
-from teachmem.clock import ManualClock
-from teachmem.evaluate import (METRICS, Scoreboard, duplicate_fraction, evaluate, load_scenarios,
+from teachmem import ConversationBuffer, SlidingWindowMemory, load_scenario, list_scenarios
+from teachmem.lessons import check
+from teachmem.core.clock import ManualClock
+from teachmem.lab.evaluate import (METRICS, Scoreboard, duplicate_fraction, evaluate, load_scenarios,
                                recall_coverage, recall_precision, text_table)
-from teachmem.plots import plot_cost_vs_quality, plot_scoreboard
-from teachmem.replay import replay
-from teachmem.scenarios import Scenario
-from teachmem.tokens import estimate_tokens
-from teachmem.widgets import explore, probe_view, shown_text
+from teachmem.lessons.plots import plot_cost_vs_quality, plot_scoreboard
+from teachmem.lab.replay import replay
+from teachmem.lab.scenarios import Scenario
+from teachmem.core.tokens import estimate_tokens
+from teachmem.lessons.widgets import explore, probe_view, shown_text
 
 from conftest import ROOT, load_solutions, proves_checker
 

@@ -3,9 +3,9 @@ import json
 
 import pytest
 
-from teachmem.extract import (Triple, extract_facts, importance_rules, rule_triples, split_sentences,
+from teachmem.llm.extract import (Triple, extract_facts, importance_rules, rule_triples, split_sentences,
                               summarize_rules, tech_lexicon)
-from teachmem.scenarios import load_scenario
+from teachmem.lab.scenarios import load_scenario
 
 
 def facts_of(text, min_confidence=0.7):

@@ -10,12 +10,12 @@ import pytest
 
 from teachmem import (ConversationBuffer, EntityMemory, SemanticMemoryStore, SlidingWindowMemory, SummaryMemory,
                       TokenBudgetWindow, fact_in_text, load_scenario)
-from teachmem.clock import ManualClock
-from teachmem.governance import (Observation, RetentionPolicy, apply_fresh, apply_retention, copies, find_pii,
+from teachmem.core.clock import ManualClock
+from teachmem.lab.governance import (Observation, RetentionPolicy, apply_fresh, apply_retention, copies, find_pii,
                                  forget, luhn_valid, memory_observations, provenance, reconcile, redact_pii)
 from teachmem.memory.hybrid import HybridMemoryManager
-from teachmem.replay import add_turn, feed
-from teachmem.store import MemoryDB
+from teachmem.lab.replay import add_turn, feed
+from teachmem.lab.store import MemoryDB
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -146,7 +146,7 @@ def test_retention_bad_input(make, error, words):
 
 def test_governance_and_store_never_read_the_wall_clock():
     for name in ("governance.py", "store.py"):
-        source = (ROOT / "teachmem" / name).read_text()
+        source = (ROOT / "teachmem" / "lab" / name).read_text()
         assert not re.search(r"\.now\(\)|\.today\(\)|time\.time\(|utcnow", source), name
 
 
@@ -313,9 +313,9 @@ def test_stored_instructions_stay_fenced_as_quoted_data(attack):
 
 # ------------------------------------------------------------ notebook 09: checkers, the widget view, the plot
 from conftest import load_solutions, proves_checker  # noqa: E402
-from teachmem import check  # noqa: E402
-from teachmem.plots import plot_retention  # noqa: E402
-from teachmem.widgets import retention_view  # noqa: E402
+from teachmem.lessons import check  # noqa: E402
+from teachmem.lessons.plots import plot_retention  # noqa: E402
+from teachmem.lessons.widgets import retention_view  # noqa: E402
 
 s09 = load_solutions("09_persistence_and_governance")
 

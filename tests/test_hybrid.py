@@ -8,9 +8,9 @@ from hypothesis import strategies as st
 
 from teachmem import HybridMemoryManager, chars_estimate, estimate_tokens, fact_in_text
 from teachmem.memory.hybrid import DEFAULT_SYSTEM_PROMPT
-from teachmem.packing import fenced, quote
-from teachmem.replay import feed
-from teachmem.tokens import count_message_tokens
+from teachmem.core.packing import fenced, quote
+from teachmem.lab.replay import feed
+from teachmem.core.tokens import count_message_tokens
 
 
 def seed_example():

@@ -3,11 +3,11 @@ import json
 
 import pytest
 
-from teachmem.extract import Triple, summarize_rules
+from teachmem.llm.extract import Triple, summarize_rules
 from teachmem.llm import (LLM, ExtractionError, ExtractionWarning, OfflineLLM, OpenAICompatibleLLM, Usage,
                           extract_triples, find_contradiction, score_importance, summarize)
-from teachmem.scenarios import load_scenario
-from teachmem.tokens import estimate_tokens
+from teachmem.lab.scenarios import load_scenario
+from teachmem.core.tokens import estimate_tokens
 
 
 class ScriptedLLM:

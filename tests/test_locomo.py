@@ -1,4 +1,4 @@
-"""teachmem.locomo: the loader, its errors, the blemishes, and evidence recall@k checked independently."""
+"""teachmem.lab.locomo: the loader, its errors, the blemishes, and evidence recall@k checked independently."""
 import json
 import subprocess
 import sys
@@ -7,8 +7,8 @@ import matplotlib.figure
 import pytest
 
 from teachmem import LOCOMO_SAMPLE, SemanticMemoryStore, evidence_recall, load_locomo
-from teachmem.locomo import LocomoError, recall_at_k, store_retriever
-from teachmem.plots import plot_recall_at_k
+from teachmem.lab.locomo import LocomoError, recall_at_k, store_retriever
+from teachmem.lessons.plots import plot_recall_at_k
 
 from conftest import ROOT
 

@@ -15,7 +15,7 @@ import pytest
 
 from teachmem.llm import (AuthenticationError, LLMError, LLMTimeoutError, MalformedResponseError,
                           OpenAICompatibleLLM, extract_triples, summarize)
-from teachmem.tokens import estimate_tokens
+from teachmem.core.tokens import estimate_tokens
 
 KEY = "sk-test-DoNotLeak-4f9a8b7c6d5e"
 MESSAGES = [{"role": "user", "content": "Say hello"}]

@@ -19,11 +19,11 @@ from hypothesis import HealthCheck, given, settings, strategies as st
 
 from teachmem import (ConversationBuffer, EntityMemory, SemanticMemoryStore, SlidingWindowMemory, SummaryMemory,
                       TokenBudgetWindow)
-from teachmem.clock import EPOCH
-from teachmem.governance import RetentionPolicy, apply_fresh, apply_retention, forget, provenance
+from teachmem.core.clock import EPOCH
+from teachmem.lab.governance import RetentionPolicy, apply_fresh, apply_retention, forget, provenance
 from teachmem.memory.hybrid import HybridMemoryManager
-from teachmem.scoring import SCORINGS
-from teachmem.store import MemoryDB, MemoryNotFound
+from teachmem.core.scoring import SCORINGS
+from teachmem.lab.store import MemoryDB, MemoryNotFound
 
 
 

@@ -7,12 +7,13 @@ import pytest
 
 from conftest import load_solutions
 from teachmem import (ConversationBuffer, EntityMemory, HybridMemoryManager, SemanticMemoryStore, SlidingWindowMemory,
-                      SummaryMemory, check, fact_in_text, list_scenarios, load_scenario)
-from teachmem.replay import (comparison_strategies, extractions, feed, held_facts, latest_user_message, leaked_facts,
+                      SummaryMemory, fact_in_text, list_scenarios, load_scenario)
+from teachmem.lessons import check
+from teachmem.lab.replay import (comparison_strategies, extractions, feed, held_facts, latest_user_message, leaked_facts,
                              model_calls, replacements, replay)
-from teachmem.scenarios import DATA, ScenarioError
-from teachmem.tokens import count_message_tokens
-from teachmem.widgets import EXTRACTORS, budget_view, comparison_view, explore, extraction_view, shown_text
+from teachmem.lab.scenarios import DATA, ScenarioError
+from teachmem.core.tokens import count_message_tokens
+from teachmem.lessons.widgets import EXTRACTORS, budget_view, comparison_view, explore, extraction_view, shown_text
 
 
 @pytest.fixture(scope="module")
@@ -223,7 +224,7 @@ def test_comparison_widget_only_looks_up(results, monkeypatch):
     slider = ipywidgets.IntSlider(value=16, min=1, max=30)
     box = explore(comparison_view, replay=ipywidgets.fixed(results), turn=slider)
     assert shown_text(box) == comparison_view(results, 16) + "\n"
-    monkeypatch.setattr("teachmem.replay.replay", lambda *a, **k: pytest.fail("a slider must not replay"))
+    monkeypatch.setattr("teachmem.lab.replay.replay", lambda *a, **k: pytest.fail("a slider must not replay"))
     slider.value = 29
     assert shown_text(box) == comparison_view(results, 29) + "\n"
 

@@ -3,7 +3,7 @@ import json
 import pytest
 
 from teachmem import fact_in_text, list_scenarios, load_scenario
-from teachmem.scenarios import ScenarioError
+from teachmem.lab.scenarios import ScenarioError
 
 
 def test_project_30_shape(scenario):
@@ -59,7 +59,7 @@ def test_list_and_unknown():
     (lambda d: d["questions"][0].update(avoid="db_postgresql"), r"questions\[0\].avoid must be list"),
 ])
 def test_malformed_file_names_file_and_field(tmp_path, scenario, mutate, words):
-    from teachmem.scenarios import DATA
+    from teachmem.lab.scenarios import DATA
     doc = json.loads((DATA / "project_30.json").read_text())
     mutate(doc)
     path = tmp_path / "broken.json"

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from teachmem import ManualClock, Memory, SemanticMemoryStore
-from teachmem.embed import BagOfWordsEmbedder, RandomEmbedder
+from teachmem.core.embed import BagOfWordsEmbedder, RandomEmbedder
 from teachmem.memory.semantic import fact_key
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -21,8 +21,8 @@ from hypothesis import given, settings, strategies as st
 from teachmem import ConversationBuffer, SlidingWindowMemory, TokenBudgetWindow
 from teachmem.memory.semantic import SemanticMemoryStore
 from teachmem.memory.summary import SummaryMemory
-from teachmem.replay import feed
-from teachmem.store import SCHEMA_VERSION, MemoryDB, MemoryNotFound, SchemaVersionError, register_strategy
+from teachmem.lab.replay import feed
+from teachmem.lab.store import SCHEMA_VERSION, MemoryDB, MemoryNotFound, SchemaVersionError, register_strategy
 
 ROOT = Path(__file__).resolve().parent.parent
 QUERIES = [None, "which database do we use?", "pytest fixtures", "Maya", "nothing related at all"]
@@ -359,7 +359,7 @@ def test_concurrent_writers_lose_nothing(tmp_path):
 CHILD = textwrap.dedent("""
     import sys
     from teachmem.memory.semantic import SemanticMemoryStore
-    from teachmem.store import MemoryDB
+    from teachmem.lab.store import MemoryDB
     path, pause_at = sys.argv[1], int(sys.argv[2])
     store = SemanticMemoryStore()
     for i in range(400):      # ~0.5 MB a save: a batch outgrows SQLite's page cache and spills to the WAL

@@ -5,8 +5,8 @@ import pytest
 
 from teachmem import Memory, OfflineLLM, SummaryMemory, fact_in_text
 from teachmem.llm import LLMError
-from teachmem.replay import feed
-from teachmem.tokens import count_message_tokens
+from teachmem.lab.replay import feed
+from teachmem.core.tokens import count_message_tokens
 
 
 def seed_example(**kwargs) -> SummaryMemory:
@@ -180,9 +180,10 @@ def test_save_and_load(tmp_path):
 
 
 # ------------------------------------------------ notebook 03: the drift view, the plot, the checkers
-from teachmem import check, summarize                                        # noqa: E402
-from teachmem.plots import plot_summary_drift                                # noqa: E402
-from teachmem.widgets import drift_view                                      # noqa: E402
+from teachmem import summarize
+from teachmem.lessons import check                                      # noqa: E402
+from teachmem.lessons.plots import plot_summary_drift                                # noqa: E402
+from teachmem.lessons.widgets import drift_view                                      # noqa: E402
 
 from conftest import load_solutions, proves_checker  # noqa: E402
 

@@ -1,8 +1,8 @@
 import pytest
 
 from teachmem import TokenBudgetWindow
-from teachmem.replay import feed
-from teachmem.tokens import estimate_tokens
+from teachmem.lab.replay import feed
+from teachmem.core.tokens import estimate_tokens
 
 
 def test_trims_oldest_and_stays_within_capacity(scenario):

@@ -1,6 +1,6 @@
 import pytest
 
-from teachmem.tokens import (chars_estimate, count_message_tokens, estimate_tokens, from_tokenizer,
+from teachmem.core.tokens import (chars_estimate, count_message_tokens, estimate_tokens, from_tokenizer,
                              truncate_to_tokens, words_estimator)
 
 

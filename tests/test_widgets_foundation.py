@@ -3,8 +3,8 @@ import ipywidgets
 import pytest
 
 from teachmem import SlidingWindowMemory, fact_in_text
-from teachmem.replay import feed
-from teachmem.widgets import buffer_cost_view, explore, shown_text, window_view
+from teachmem.lab.replay import feed
+from teachmem.lessons.widgets import buffer_cost_view, explore, shown_text, window_view
 
 REQUESTS = [200 * (n - 1) + 50 for n in range(1, 101)]
 

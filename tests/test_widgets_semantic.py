@@ -7,10 +7,10 @@ import numpy as np
 import pytest
 
 from conftest import load_solutions, proves_checker
-from teachmem import check
-from teachmem.embed import BagOfWordsEmbedder, RandomEmbedder, SubwordEmbedder, cosine_matrix
-from teachmem.plots import plot_decay_curves, plot_forgetting_curves, plot_similarity_heatmaps
-from teachmem.widgets import explore, score_table, semantic_demo_store, semantic_view, shown_text
+from teachmem.lessons import check
+from teachmem.core.embed import BagOfWordsEmbedder, RandomEmbedder, SubwordEmbedder, cosine_matrix
+from teachmem.lessons.plots import plot_decay_curves, plot_forgetting_curves, plot_similarity_heatmaps
+from teachmem.lessons.widgets import explore, score_table, semantic_demo_store, semantic_view, shown_text
 
 QUERIES = ["Which database should the CI job start?", "When do we launch?", "which test framework did we pick?"]
 

@@ -4,7 +4,7 @@ import pytest
 
 from teachmem import SlidingWindowMemory, fact_in_text
 from teachmem.memory.window import importance
-from teachmem.replay import feed, window_membership
+from teachmem.lab.replay import feed, window_membership
 
 
 def test_seed_example_runs_unchanged():

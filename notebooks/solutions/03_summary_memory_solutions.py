@@ -1,5 +1,5 @@
 """Worked solutions for notebooks/03_summary_memory.ipynb."""
-from teachmem.tokens import estimate_tokens
+from teachmem.core.tokens import estimate_tokens
 
 
 def split_for_summary(messages, keep_recent):

@@ -12,8 +12,8 @@ from __future__ import annotations
 from datetime import datetime
 
 from teachmem.memory.message import Message, next_message
-from teachmem.tokens import TOKENS_PER_WORD, TokenCounter, words_estimator
-from teachmem.validate import require_positive_int
+from teachmem.core.tokens import TOKENS_PER_WORD, TokenCounter, words_estimator
+from teachmem.core.validate import require_positive_int
 
 
 class ConversationBuffer:

@@ -17,13 +17,13 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from datetime import datetime
 
-from teachmem.clock import Clock, ManualClock
-from teachmem.extract import Triple, rule_triples
+from teachmem.core.clock import Clock, ManualClock
+from teachmem.llm.extract import Triple, rule_triples
 from teachmem.llm import LLM, extract_triples
 from teachmem.memory.message import next_message
-from teachmem.packing import fact_table, overlap_words
-from teachmem.state import entity_from_state, entity_state
-from teachmem.validate import (require_datetime, require_fraction, require_int_at_least,
+from teachmem.core.packing import fact_table, overlap_words
+from teachmem.core.state import entity_from_state, entity_state
+from teachmem.core.validate import (require_datetime, require_fraction, require_int_at_least,
                                require_positive_int, require_text)
 
 SETTINGS = ("min_confidence", "on_error", "small_store", "min_overlap")
@@ -49,7 +49,7 @@ class FactValue:
 class EntityMemory:
     """Facts about entities: the newest value wins, every change is kept.
 
-    Facts are extracted by rules (``teachmem.extract.rule_triples``), or by a
+    Facts are extracted by rules (``teachmem.llm.extract.rule_triples``), or by a
     language model when ``llm`` is given (seed 001's JSON prompt); either way
     only those with ``confidence >= min_confidence`` are kept. Above
     ``small_store`` facts, ``get_relevant`` keeps only the facts sharing

@@ -12,7 +12,7 @@ semantic long-term store, then packs one prompt, in order of value per token:
 The room is the budget minus the system prompt, the user's message and a
 reserve for the reply. Unlike seed 000's, the prompt never exceeds the budget,
 and remembered text enters the system message only as quoted data
-(``teachmem.packing``), so a stored "ignore previous instructions" is never
+(``teachmem.core.packing``), so a stored "ignore previous instructions" is never
 an instruction.
 
 Taught in notebooks/06_hybrid_manager.ipynb.
@@ -21,16 +21,16 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from teachmem.clock import ManualClock
+from teachmem.core.clock import ManualClock
 from teachmem.llm import LLM, OfflineLLM, score_importance
 from teachmem.memory.entity import EntityMemory
 from teachmem.memory.message import next_message
 from teachmem.memory.semantic import SemanticMemoryStore
 from teachmem.memory.window import SlidingWindowMemory
-from teachmem.packing import PromptTrace, add_fenced, add_window, quote, room_for_memory, shared_words
-from teachmem.state import hybrid_from_state, hybrid_state
-from teachmem.tokens import TokenCounter, estimate_tokens
-from teachmem.validate import require_fraction, require_int_at_least, require_positive_int, require_text
+from teachmem.core.packing import PromptTrace, add_fenced, add_window, quote, room_for_memory, shared_words
+from teachmem.core.state import hybrid_from_state, hybrid_state
+from teachmem.core.tokens import TokenCounter, estimate_tokens
+from teachmem.core.validate import require_fraction, require_int_at_least, require_positive_int, require_text
 
 DEFAULT_SYSTEM_PROMPT = "You are a helpful assistant."
 SETTINGS = ("token_budget", "reserve_tokens", "fact_share", "memory_share", "memory_top_k",
@@ -142,7 +142,7 @@ class HybridMemoryManager:
         Returns an audit, tier by tier, of the copies still reachable (all 0).
         Taught in notebooks/09_persistence_and_governance.ipynb.
         """
-        from teachmem.governance import forget   # lab equipment: the same for every strategy
+        from teachmem.lab.governance import forget   # lab equipment: the same for every strategy
         return forget(self, text_or_pattern, db, user_id=user_id)
 
     def to_state(self) -> dict:

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Protocol, runtime_checkable
 
-from teachmem.validate import ROLES, require_datetime, require_int_at_least, require_role, require_text, require_turn
+from teachmem.core.validate import ROLES, require_datetime, require_int_at_least, require_role, require_text, require_turn
 
 __all__ = ["ROLES", "Message", "Memory", "next_message"]
 

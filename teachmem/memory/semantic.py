@@ -6,9 +6,9 @@ matching with subword-vector cosine, and a conversation turn inherits part
 of the relevance of the turn before it (answers rarely repeat the question's
 words). A *fact* (``memory_type="fact"``) has a key — who, and what about —
 so "favorite color is green" retires "favorite color is blue" (kept as
-history, never returned). The machinery is lab equipment: ``teachmem.embed``,
-``teachmem.scoring``, ``teachmem.vectors``, ``teachmem.upkeep`` (consolidate,
-prune) and ``teachmem.state`` (save and load).
+history, never returned). The machinery is lab equipment: ``teachmem.core.embed``,
+``teachmem.core.scoring``, ``teachmem.core.vectors``, ``teachmem.core.upkeep`` (consolidate,
+prune) and ``teachmem.core.state`` (save and load).
 
 Taught in notebooks/05_semantic_memory.ipynb.
 """
@@ -18,15 +18,16 @@ from datetime import datetime
 
 import numpy as np
 
-from teachmem.clock import ManualClock
-from teachmem.embed import SubwordEmbedder, content_words, stem
+from teachmem.core.clock import ManualClock
+from teachmem.core.embed import SubwordEmbedder
+from teachmem.core.words import content_words, stem
 from teachmem.memory.message import next_message
-from teachmem.scoring import (SCORINGS, BM25Index, epoch_us, hybrid_relevance, require_ranking, thread_relevance,
+from teachmem.core.scoring import (SCORINGS, BM25Index, epoch_us, hybrid_relevance, require_ranking, thread_relevance,
                               time_signals)
-from teachmem.state import semantic_from_state, semantic_state
-from teachmem.upkeep import merge_near_duplicates, prune_stale
-from teachmem.validate import require_datetime, require_fraction, require_positive_int, require_text
-from teachmem.vectors import MemoryTable, require_labels, top_k_rows
+from teachmem.core.state import semantic_from_state, semantic_state
+from teachmem.core.upkeep import merge_near_duplicates, prune_stale
+from teachmem.core.validate import require_datetime, require_fraction, require_positive_int, require_text
+from teachmem.core.vectors import MemoryTable, require_labels, top_k_rows
 
 SETTINGS = ("decay_rate", "lexical_weight", "reply_weight", "scoring", "context_top_k")
 
@@ -115,7 +116,7 @@ class SemanticMemoryStore:
 
     def remember(self, turn: str, *, importance: float = 0.5, timestamp=None, **metadata) -> list[int]:
         """Extract the atomic facts of a user turn and store each one as a ``fact``."""
-        from teachmem.extract import extract_facts
+        from teachmem.llm.extract import extract_facts
         require_text("turn", turn)
         return [self.store(f, "fact", importance, timestamp, **metadata) for f in extract_facts(turn)]
 

@@ -28,7 +28,7 @@ from pathlib import Path
 
 from teachmem.llm import LLM, OfflineLLM, summarize
 from teachmem.memory.message import Message, next_message
-from teachmem.validate import require_int_at_least, require_positive_int, require_text
+from teachmem.core.validate import require_int_at_least, require_positive_int, require_text
 
 
 def _transcript(messages: list[Message]) -> str:

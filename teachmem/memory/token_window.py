@@ -15,8 +15,8 @@ from dataclasses import replace
 from datetime import datetime
 
 from teachmem.memory.message import Message, next_message
-from teachmem.tokens import TokenCounter, estimate_tokens, truncate_to_tokens
-from teachmem.validate import require_int_at_least, require_positive_int
+from teachmem.core.tokens import TokenCounter, estimate_tokens, truncate_to_tokens
+from teachmem.core.validate import require_int_at_least, require_positive_int
 
 # A truncated message keeps at least a few words and its marker.
 MIN_ROOM = 16

@@ -14,7 +14,7 @@ from datetime import datetime
 from typing import Callable
 
 from teachmem.memory.message import Message, next_message
-from teachmem.validate import require_int_at_least, require_positive_int
+from teachmem.core.validate import require_int_at_least, require_positive_int
 
 # Whole words only: seed 000 matched substrings, so "use" fired on "because"
 # and "user", and every message mentioning a user looked like a decision.

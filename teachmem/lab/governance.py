@@ -32,8 +32,8 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Iterable
 
-from teachmem.store import MemoryDB, _compile, _strings
-from teachmem.validate import require_datetime, require_int_at_least, require_text
+from teachmem.lab.store import MemoryDB, _compile, _strings
+from teachmem.core.validate import require_datetime, require_int_at_least, require_text
 
 __all__ = ["PIIMatch", "find_pii", "luhn_valid", "redact_pii", "Provenance", "provenance",
            "RetentionPolicy", "apply_retention", "TierAudit", "Audit", "forget", "copies",
@@ -346,7 +346,7 @@ def _refresh_embedder(memory, pattern) -> None:
     Its vectors depend only on its settings, so the swap changes no result;
     a trained model (no such cache) is left alone.
     """
-    from teachmem.embed import embedder_from_config
+    from teachmem.core.embed import embedder_from_config
     embedder = getattr(memory, "embedder", None)
     if embedder is None or not callable(getattr(embedder, "config", None)) \
             or embedder.config().get("name") == "sentence-transformers":

@@ -37,8 +37,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Sequence
 
-from teachmem.evaluate import text_table
-from teachmem.scenarios import read_json
+from teachmem.lab.evaluate import text_table
+from teachmem.lab.scenarios import read_json
 
 LOCOMO_SAMPLE = Path(__file__).parent / "data" / "locomo_sample.json"
 DEFAULT_KS = (1, 5, 10, 20)

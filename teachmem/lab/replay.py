@@ -25,9 +25,9 @@ from typing import Callable, Mapping
 
 import numpy as np
 
-from teachmem.clock import ManualClock
-from teachmem.scenarios import Fact, Question, Scenario, fact_in_text
-from teachmem.tokens import TokenCounter, count_message_tokens, estimate_tokens
+from teachmem.core.clock import ManualClock
+from teachmem.lab.scenarios import Fact, Question, Scenario, fact_in_text
+from teachmem.core.tokens import TokenCounter, count_message_tokens, estimate_tokens
 
 
 def add_turn(memory, scenario: Scenario, turn: int) -> None:
@@ -271,7 +271,7 @@ def _source_turn(sentence: str, batch) -> int | None:
 
     "user" is left out: the summariser writes "User" where the message said "I".
     """
-    from teachmem.embed import content_words
+    from teachmem.core.words import content_words
     words = set(content_words(sentence)) - {"user"}
     shared = {m.turn: len(words & set(content_words(m.content))) for m in batch}
     turn = max(shared, key=lambda k: (shared[k], -k), default=None)
@@ -291,7 +291,7 @@ def extractions(scenario: Scenario) -> dict[int, dict[str, list[str]]]:
     Computed once for the whole scenario; the widget only looks it up.
     Taught in notebooks/07_compare_strategies.ipynb.
     """
-    from teachmem.extract import split_sentences
+    from teachmem.llm.extract import split_sentences
     from teachmem.llm import OfflineLLM, score_importance
     from teachmem.memory.entity import EntityMemory
     from teachmem.memory.hybrid import HybridMemoryManager

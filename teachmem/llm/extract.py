@@ -32,7 +32,7 @@ import re
 from collections import Counter
 from typing import NamedTuple
 
-from teachmem.validate import require_fraction, require_positive_int, require_text
+from teachmem.core.validate import require_fraction, require_positive_int, require_text
 
 __all__ = ["Triple", "rule_triples", "extract_facts", "summarize_rules", "importance_rules",
            "split_sentences", "tech_lexicon"]

@@ -1,6 +1,6 @@
 """Measure what each memory strategy remembers, forgets and costs.
 
-A strategy is replayed over a scenario (``teachmem.replay.replay``: after
+A strategy is replayed over a scenario (``teachmem.lab.replay.replay``: after
 every turn it is asked for the context it would send, the user's latest
 message being the query) and the contexts are scored against the scenario's
 ground truth. A text *mentions* a fact when ``fact_in_text`` finds one of its
@@ -25,7 +25,7 @@ keywords (whole words, any case). The metrics, for one strategy on one scenario:
 ``stale_leakage``
     Over every turn and every fact replaced by then, the share of (turn,
     fact) pairs where the context presents the old fact as current
-    (``teachmem.replay.leaked_facts``: it mentions the old fact and none of
+    (``teachmem.lab.replay.leaked_facts``: it mentions the old fact and none of
     its replacements). None without replaced facts. Deleted facts are not
     replaced, they are forgotten: they count in ``deletion_leakage``.
 ``deletion_leakage``
@@ -58,9 +58,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Iterable, Mapping
 
-from teachmem.clock import ManualClock
-from teachmem.replay import Step, context_text, held_facts, replay
-from teachmem.scenarios import Fact, Scenario, fact_in_text, list_scenarios, load_scenario
+from teachmem.core.clock import ManualClock
+from teachmem.lab.replay import Step, context_text, held_facts, replay
+from teachmem.lab.scenarios import Fact, Scenario, fact_in_text, list_scenarios, load_scenario
 
 __all__ = ["METRICS", "ProbeResult", "Evaluation", "Scoreboard", "evaluate", "default_strategies",
            "load_scenarios", "recall_coverage", "recall_precision", "duplicate_fraction", "text_table"]
@@ -315,7 +315,7 @@ def default_strategies() -> dict[str, Callable[[], object]]:
 
     Taught in notebooks/08_evaluate_memory.ipynb.
     """
-    from teachmem.replay import comparison_strategies
+    from teachmem.lab.replay import comparison_strategies
     return comparison_strategies()
 
 

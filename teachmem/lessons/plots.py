@@ -180,7 +180,7 @@ def plot_scoreboard(board, metrics=("probe_accuracy", "end_accuracy", "recall_pr
 
     Taught in notebooks/08_evaluate_memory.ipynb.
     """
-    from teachmem.evaluate import METRICS
+    from teachmem.lab.evaluate import METRICS
     labels = {name: (label, up) for name, label, up in METRICS}
     order = board.ranking()
     fig, axes = plt.subplots(1, len(metrics), figsize=(2.6 * len(metrics) + 1, 0.35 * len(order) + 1.6),

@@ -26,8 +26,8 @@ from datetime import datetime, timedelta
 
 import numpy as np
 
-from teachmem.clock import EPOCH
-from teachmem.validate import require_fraction
+from teachmem.core.clock import EPOCH
+from teachmem.core.validate import require_fraction
 
 __all__ = ["BM25Index", "hybrid_relevance", "thread_relevance", "decay_factor", "seed_score",
            "generative_agents_score", "memorybank_retention", "memorybank_score",
@@ -181,7 +181,7 @@ DAY_US, HOUR_US = 86_400_000_000, 3_600_000_000     # time is kept in whole micr
 
 
 def epoch_us(when: datetime) -> int:
-    """``when`` in whole microseconds since ``teachmem.clock.EPOCH``: whole days stay exact.
+    """``when`` in whole microseconds since ``teachmem.core.clock.EPOCH``: whole days stay exact.
 
     Taught in notebooks/05_semantic_memory.ipynb.
     """

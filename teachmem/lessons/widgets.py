@@ -14,8 +14,8 @@ import ipywidgets
 
 from teachmem.memory.buffer import ConversationBuffer
 from teachmem.memory.window import SlidingWindowMemory
-from teachmem.replay import feed, replacements
-from teachmem.scenarios import Scenario, fact_in_text
+from teachmem.lab.replay import feed, replacements
+from teachmem.lab.scenarios import Scenario, fact_in_text
 
 
 def explore(view: Callable[..., str], **controls) -> ipywidgets.VBox:
@@ -180,7 +180,7 @@ EXTRACTORS = ("buffer", "summary", "entity", "semantic")
 
 
 def extraction_view(extracted: dict, turn: int, width: int = 96) -> str:
-    """What each system takes from the message of ``turn``, from ``teachmem.replay.extractions``.
+    """What each system takes from the message of ``turn``, from ``teachmem.lab.replay.extractions``.
 
     Taught in notebooks/07_compare_strategies.ipynb.
     """
@@ -200,14 +200,14 @@ def retention_view(memory, start, days_later: int, message_days: int, pii_days: 
 
     Messages live ``message_days``, anything with personal data at most
     ``pii_days``, facts forever. Nothing is removed: the view only asks the
-    policy (``teachmem.governance.RetentionPolicy``), so every slider position
+    policy (``teachmem.lab.governance.RetentionPolicy``), so every slider position
     shows the same memory.
 
     Taught in notebooks/09_persistence_and_governance.ipynb.
     """
     from datetime import timedelta
 
-    from teachmem.governance import RetentionPolicy, provenance
+    from teachmem.lab.governance import RetentionPolicy, provenance
     now = start + timedelta(days=days_later)
     policy = RetentionPolicy({"message": message_days, "fact": None}, pii=pii_days)
     records = provenance(memory)
@@ -290,7 +290,7 @@ def entity_view(memory, turn: int, scenario: Scenario | None = None) -> str:
 
     Taught in notebooks/04_entity_memory.ipynb.
     """
-    from teachmem.validate import require_positive_int
+    from teachmem.core.validate import require_positive_int
     require_positive_int("turn", turn)
     lines = []
     if scenario is not None:
@@ -351,7 +351,7 @@ def semantic_demo_store(scenario: Scenario, days_between: int = 21):
     """
     from datetime import timedelta
 
-    from teachmem.extract import importance_rules
+    from teachmem.llm.extract import importance_rules
     from teachmem.memory.semantic import SemanticMemoryStore
     store, last = SemanticMemoryStore(), scenario.timestamp(len(scenario))
     sessions = [[(t.role, t.content, scenario.timestamp(t.turn)) for t in scenario.turns],
@@ -374,7 +374,7 @@ def semantic_view(store, query: str, days_later: int, top_k: int = 5, send_from:
     """
     from datetime import datetime, timedelta
 
-    from teachmem.validate import require_int_at_least, require_text
+    from teachmem.core.validate import require_int_at_least, require_text
     require_text("query", query, allow_empty=True)
     require_int_at_least("days_later", days_later, 0)
     if not query.strip():

@@ -16,9 +16,9 @@ from datetime import datetime
 
 import numpy as np
 
-from teachmem.scoring import DAY_US, epoch_us
-from teachmem.validate import require_datetime, require_fraction, require_positive_int
-from teachmem.vectors import near_duplicate_groups
+from teachmem.core.scoring import DAY_US, epoch_us
+from teachmem.core.validate import require_datetime, require_fraction, require_positive_int
+from teachmem.core.vectors import near_duplicate_groups
 
 __all__ = ["merge_near_duplicates", "prune_stale"]
 

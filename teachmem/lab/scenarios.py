@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from pathlib import Path
 
-from teachmem.validate import ROLES
+from teachmem.core.validate import ROLES
 
 DATA = Path(__file__).parent / "data" / "scenarios"
 

@@ -21,138 +21,23 @@ enough to teach with", all deterministic and offline:
 
 Anything with a ``dim`` attribute and an ``embed(texts) -> (n, dim) float32``
 method is an :class:`Embedder`; the store does not care which one it gets.
-The lexical BM25 scorer lives in :mod:`teachmem.scoring`.
+The lexical BM25 scorer lives in :mod:`teachmem.core.scoring`.
 
 Taught in notebooks/05_semantic_memory.ipynb.
 """
 from __future__ import annotations
 
-import re
-import unicodedata
-from functools import lru_cache
 from typing import Protocol, Sequence, runtime_checkable
 
 import numpy as np
 
+from teachmem.core.words import content_words
+
 __all__ = [
-    "STOPWORDS", "Embedder", "RandomEmbedder", "BagOfWordsEmbedder", "SubwordEmbedder",
-    "SentenceTransformerEmbedder", "hash_stable", "stem", "tokenize", "content_words",
+    "Embedder", "RandomEmbedder", "BagOfWordsEmbedder", "SubwordEmbedder",
+    "SentenceTransformerEmbedder", "hash_stable",
     "cosine_matrix", "embedder_from_config",
 ]
-
-#: Words that say how a sentence is built, not what it is about. Dropping
-#: them keeps "What is my favourite colour?" from matching every sentence
-#: that also contains "what", "is" and "my".
-STOPWORDS = frozenset("""
-a about above after again against all also am an and any are as at be because been before being
-below between both but by can could did do does doing down during each few for from further had
-has have having he her here hers herself him himself his how i if in into is it its itself just
-let me more most my myself no nor not now of off on once only or other our ours ourselves out over
-own really same she should so some such than that the their theirs them themselves then there these
-they this those through to too under until up very was we were what when where which while who
-whom why will with would you your yours yourself yourselves s t d ll m re ve don didn doesn isn
-wasn weren won wouldn shouldn couldn hasn haven hadn aren mustn yeah yes oh ok okay hey hi
-hello um uh hmm wow lol thanks thank please just got get gets getting go going gone went
-""".split())
-
-# Scripts written without spaces between words: every character is a token.
-_NO_SPACE_SCRIPTS = ("CJK", "HIRAGANA", "KATAKANA")
-
-
-def _is_unspaced(ch: str) -> bool:
-    return unicodedata.name(ch, "").startswith(_NO_SPACE_SCRIPTS)
-
-
-_WORD = re.compile(r"[^\W_]+")
-
-
-def _fold(text: str) -> str:
-    """Lower-case and strip accents from Latin letters ("Café" -> "cafe").
-
-    Accents are dropped only after a Latin base letter: stripping the marks of
-    other scripts (Japanese voicing marks, Devanagari vowels) changes words.
-    """
-    text = text.casefold()
-    if text.isascii():
-        return text
-    out, base = [], ""
-    for ch in unicodedata.normalize("NFKD", text):
-        if unicodedata.combining(ch) and base.isascii():
-            continue
-        out.append(ch)
-        base = ch
-    return unicodedata.normalize("NFC", "".join(out))
-
-
-def tokenize(text: str) -> list[str]:
-    """Split ``text`` into folded word tokens, emoji and CJK characters.
-
-    Latin words are lower-cased and accent-folded; runs of Chinese or
-    Japanese characters become one token per character plus one per pair of
-    neighbours (there are no spaces to split on); emoji and other symbols
-    are tokens too, so "🎉" can be stored and found.
-
-    Taught in notebooks/05_semantic_memory.ipynb.
-    """
-    text = _fold(text)
-    tokens: list[str] = []
-    for match in _WORD.finditer(text):
-        word = match.group()
-        if word.isascii() or not any(_is_unspaced(c) for c in word):
-            tokens.append(word)
-            continue
-        run = ""
-        for ch in word + " ":
-            if _is_unspaced(ch):
-                run += ch
-                continue
-            tokens.extend(run)                                   # single characters
-            tokens.extend(run[i:i + 2] for i in range(len(run) - 1))   # and neighbour pairs
-            run = ""
-            if ch != " ":
-                tokens.append(ch)
-    if not text.isascii():
-        tokens.extend(ch for ch in text if unicodedata.category(ch) == "So")
-    return tokens
-
-
-@lru_cache(maxsize=1 << 16)
-def stem(word: str) -> str:
-    """Crude English stemming: fold plurals and -ing/-ed/-ly endings, drop a final e.
-
-    "seats" -> "seat", "tests" -> "test", "hiking" and "hike" -> "hik",
-    "planned" -> "plan". It makes mistakes a real stemmer would not, but it
-    makes the *same* mistake on the query and on the memory, which is what
-    matching needs.
-
-    Taught in notebooks/05_semantic_memory.ipynb.
-    """
-    if len(word) <= 3 or not word.isascii() or not word.isalpha():
-        return word
-    if word.endswith("ies") and len(word) > 4:
-        word = word[:-3] + "y"
-    elif word.endswith("sses"):
-        word = word[:-2]
-    elif word.endswith("s") and not word.endswith(("ss", "us", "is")):
-        word = word[:-1]
-    for suffix, min_len in (("ing", 6), ("ed", 5), ("ly", 6)):
-        if word.endswith(suffix) and len(word) >= min_len and not word.endswith("eed"):
-            word = word[: -len(suffix)]
-            if len(word) > 3 and word[-1] == word[-2] and word[-1] not in "aeiouls":
-                word = word[:-1]                                # planned -> plann -> plan
-            break
-    if word.endswith("e") and not word.endswith("ee") and len(word) > 3:
-        word = word[:-1]
-    return word
-
-
-def content_words(text: str) -> list[str]:
-    """The stemmed tokens of ``text`` that are not stopwords (what gets matched).
-
-    Taught in notebooks/05_semantic_memory.ipynb.
-    """
-    return [stem(t) for t in tokenize(text) if t not in STOPWORDS]
-
 
 def hash_stable(token: str) -> int:
     """32-bit FNV-1a hash of ``token``'s UTF-8 bytes: the same on every run.

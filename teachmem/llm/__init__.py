@@ -9,7 +9,7 @@ same code runs with any model that speaks chat messages:
 
 * :class:`OfflineLLM` — the default everywhere. Deterministic, no network, no
   key. It reads the very prompts a real model would get, recognises which job
-  it is asked to do, and does that job with the rules in ``teachmem.extract``.
+  it is asked to do, and does that job with the rules in ``teachmem.llm.extract``.
 * :class:`OpenAICompatibleLLM` — any ``/v1/chat/completions`` endpoint
   (OpenAI, Ollama, llama.cpp server, vLLM), with the standard library only.
 
@@ -35,9 +35,9 @@ import warnings
 from dataclasses import dataclass
 from typing import Callable, Protocol, runtime_checkable
 
-from teachmem.extract import Triple, importance_rules, rule_triples, summarize_rules
-from teachmem.tokens import estimate_tokens
-from teachmem.validate import ROLES, require_fraction, require_int_at_least, require_positive_int, require_text
+from teachmem.llm.extract import Triple, importance_rules, rule_triples, summarize_rules
+from teachmem.core.tokens import estimate_tokens
+from teachmem.core.validate import ROLES, require_fraction, require_int_at_least, require_positive_int, require_text
 
 __all__ = ["Usage", "LLM", "OfflineLLM", "OpenAICompatibleLLM", "Triple",
            "LLMError", "AuthenticationError", "LLMTimeoutError", "MalformedResponseError",
@@ -55,7 +55,7 @@ logger = logging.getLogger(__name__)
 class Usage:
     """What a model has cost so far: calls, prompt tokens, completion tokens.
 
-    Offline the tokens are estimated with ``teachmem.tokens.estimate_tokens``;
+    Offline the tokens are estimated with ``teachmem.core.tokens.estimate_tokens``;
     a real endpoint reports its own counts, which are used when present.
 
     Taught in notebooks/03_summary_memory.ipynb.
@@ -211,7 +211,7 @@ class OfflineLLM:
     It receives the same chat prompts a real model would. From the instruction
     text it recognises the job (summarise, extract facts as JSON, score
     importance, spot a contradiction), reads the material out of the prompt
-    and does the job with the rules in ``teachmem.extract``. It understands
+    and does the job with the rules in ``teachmem.llm.extract``. It understands
     this module's prompts and, as far as they go, prompts worded like seeds 000
     and 001 ("Current summary: ... New conversation: ...", "Message: ...").
     Anything else gets a reply saying what it can do. Every call is counted

@@ -17,8 +17,8 @@ from datetime import datetime
 
 import numpy as np
 
-from teachmem.clock import ManualClock
-from teachmem.embed import embedder_from_config
+from teachmem.core.clock import ManualClock
+from teachmem.core.embed import embedder_from_config
 
 __all__ = ["iso", "from_iso", "rebuild", "semantic_state", "semantic_from_state", "entity_state",
            "entity_from_state", "hybrid_state", "hybrid_from_state"]

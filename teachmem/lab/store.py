@@ -45,7 +45,7 @@ from typing import Callable
 
 import numpy as np
 
-from teachmem.validate import require_text
+from teachmem.core.validate import require_text
 
 __all__ = ["MemoryDB", "MemoryNotFound", "SchemaVersionError", "SCHEMA_VERSION", "register_strategy",
            "strategy_class"]
@@ -130,7 +130,7 @@ def strategy_class(name: str) -> type:
     target = _STRATEGIES.get(name)
     if target is None:
         raise ValueError(f"unknown strategy {name!r}; known: {sorted(_STRATEGIES)} "
-                         "(register your own with teachmem.store.register_strategy)")
+                         "(register your own with teachmem.lab.store.register_strategy)")
     if isinstance(target, str):
         target = _STRATEGIES[name] = getattr(importlib.import_module(target), name)
     return target
@@ -151,7 +151,7 @@ def _strategy_name(memory) -> str:
         registered = None
     if registered is not type(memory):
         raise TypeError(f"memory's class {type(memory).__module__}.{name} is not a registered strategy; "
-                        "register it with teachmem.store.register_strategy")
+                        "register it with teachmem.lab.store.register_strategy")
     return name
 
 

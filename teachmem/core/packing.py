@@ -26,7 +26,7 @@ import json
 import re
 from dataclasses import dataclass, field
 
-from teachmem.embed import content_words
+from teachmem.core.words import content_words
 
 SOURCES = ("fact", "memory", "message")
 

@@ -9,9 +9,9 @@ import json
 import os
 import sys
 
-from teachmem.evaluate import default_strategies, evaluate, load_scenarios
-from teachmem.locomo import DEFAULT_KS, LOCOMO_SAMPLE, LocomoError, evidence_recall, load_locomo
-from teachmem.scenarios import ScenarioError, list_scenarios
+from teachmem.lab.evaluate import default_strategies, evaluate, load_scenarios
+from teachmem.lab.locomo import DEFAULT_KS, LOCOMO_SAMPLE, LocomoError, evidence_recall, load_locomo
+from teachmem.lab.scenarios import ScenarioError, list_scenarios
 
 DESCRIPTION = """\
 Score memory strategies on the built-in scenarios, or measure the evidence

@@ -141,7 +141,7 @@ def check_kept_after_trim(fn):
 @checker("current_facts")
 def check_current_facts(fn):
     """Exercise 0.1: the ids of the facts true at a turn, in scenario order."""
-    from teachmem.scenarios import list_scenarios, load_scenario
+    from teachmem.lab.scenarios import list_scenarios, load_scenario
     for name in list_scenarios():
         scenario = load_scenario(name)
         for turn in range(1, len(scenario) + 1):
@@ -178,7 +178,7 @@ def check_split_for_summary(fn):
 @checker("compression_ratio")
 def check_compression_ratio(fn):
     """Exercise 3.2: tokens of the raw messages ÷ tokens of the context, rounded to 1 decimal."""
-    from teachmem.tokens import count_message_tokens
+    from teachmem.core.tokens import count_message_tokens
     rng = random.Random(32)
     for _ in range(12):
         raw, context = _random_messages(rng, rng.randint(1, 40)), _random_messages(rng, rng.randint(1, 4))
@@ -374,7 +374,7 @@ def _luhn_cases() -> list[str]:
 @checker("luhn_valid")
 def check_luhn_valid(fn):
     """Exercise 9.1: the Luhn checksum, ignoring spaces and dashes."""
-    from teachmem.governance import luhn_valid
+    from teachmem.lab.governance import luhn_valid
     return first_problem(differs(f"number={n!r}", bool(fn(n)), luhn_valid(n)) for n in _luhn_cases())
 
 
@@ -386,7 +386,7 @@ def _expired_ids(memories: list[dict], ttl_days: dict, now) -> list:
 
 def _retention_cases():
     from datetime import timedelta
-    from teachmem.clock import EPOCH
+    from teachmem.core.clock import EPOCH
     rng = random.Random(92)
     ttl = {"message": 30, "fact": None, "pii": 7}
     edge = [{"id": "exactly 30 days", "type": "message", "observed_at": EPOCH},
@@ -458,8 +458,8 @@ def check_pack_newest_first(fn):
 # ---------------------------------------------------------------- notebook 07
 def _stale_cases():
     """(scenario, fact id, text, turn) around every superseded fact of every built-in scenario."""
-    from teachmem.replay import replacements
-    from teachmem.scenarios import list_scenarios, load_scenario
+    from teachmem.lab.replay import replacements
+    from teachmem.lab.scenarios import list_scenarios, load_scenario
     for name in list_scenarios():
         scenario = load_scenario(name)
         for fact in scenario.facts:
@@ -473,7 +473,7 @@ def _stale_cases():
 @checker("is_stale")
 def check_is_stale(fn):
     """Exercise 07.1: does a text still present a superseded fact as current at a turn?"""
-    from teachmem.replay import leaked_facts
+    from teachmem.lab.replay import leaked_facts
     return first_problem(
         differs(f"scenario {s.name!r}, fact {f!r}, text {text!r}, turn {turn}", bool(fn(s, f, text, turn)),
                 f in leaked_facts(s, text, turn))
@@ -488,8 +488,8 @@ def _cheapest_answer(replay, turn: int):
 
 @functools.lru_cache(maxsize=1)
 def _comparison_replays():
-    from teachmem.replay import comparison_strategies, replay
-    from teachmem.scenarios import load_scenario
+    from teachmem.lab.replay import comparison_strategies, replay
+    from teachmem.lab.scenarios import load_scenario
     scenario, strategies = load_scenario("project_30"), comparison_strategies()
     return (replay(scenario, strategies),
             replay(scenario, {k: strategies[k] for k in ("window", "buffer", "semantic")}))

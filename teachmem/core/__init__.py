@@ -1,0 +1,1 @@
+"""Small primitives the memory strategies share: words, tokens, clock, validation, embedders, vectors."""

@@ -1,0 +1,1 @@
+"""Lab equipment: scenarios, replay, evaluation, persistence and governance. Depends on teachmem.memory, never the reverse."""

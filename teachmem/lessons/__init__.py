@@ -1,0 +1,1 @@
+"""One module per notebook: its checkers, widgets and plot helpers."""
