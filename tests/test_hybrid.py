@@ -8,7 +8,7 @@ from hypothesis import strategies as st
 
 from teachmem import HybridMemoryManager, chars_estimate, estimate_tokens, fact_in_text
 from teachmem.memory.hybrid import DEFAULT_SYSTEM_PROMPT
-from teachmem.core.packing import fenced, quote
+from teachmem.core.text import fenced, quote
 from teachmem.lab.replay import feed
 from teachmem.core.tokens import count_message_tokens
 

@@ -27,7 +27,8 @@ from teachmem.memory.entity import EntityMemory
 from teachmem.memory.message import next_message
 from teachmem.memory.semantic import SemanticMemoryStore
 from teachmem.memory.window import SlidingWindowMemory
-from teachmem.core.packing import PromptTrace, add_fenced, add_window, quote, room_for_memory, shared_words
+from teachmem.core.packing import PromptTrace, add_fenced, add_window, room_for_memory, shared_words
+from teachmem.core.text import quote
 from teachmem.core.state import hybrid_from_state, hybrid_state
 from teachmem.core.tokens import TokenCounter, estimate_tokens
 from teachmem.core.validate import require_fraction, require_int_at_least, require_positive_int, require_text
