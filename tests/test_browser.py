@@ -134,7 +134,7 @@ def _local_only(page, blocked: list[str]) -> None:
 def _expected(turn: int) -> str:
     from teachmem import load_scenario
     from teachmem.lab.replay import comparison_strategies, replay
-    from teachmem.lessons.widgets import comparison_view
+    from teachmem.lessons.compare import comparison_view
     return comparison_view(replay(load_scenario("project_30"), comparison_strategies()), turn)
 
 

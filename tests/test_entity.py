@@ -217,9 +217,8 @@ def test_state_round_trip_is_exact_and_json(scenario):
 
 
 # ------------------------------------------------ notebook 04: the view, the plot, the checkers
-from teachmem.lessons import check                                                   # noqa: E402
-from teachmem.lessons.plots import plot_validity                                     # noqa: E402
-from teachmem.lessons.widgets import entity_view                                     # noqa: E402
+from teachmem.lessons import entity as check                                         # noqa: E402
+from teachmem.lessons.entity import entity_view, plot_validity                       # noqa: E402
 
 from conftest import load_solutions, proves_checker  # noqa: E402
 

@@ -313,9 +313,8 @@ def test_stored_instructions_stay_fenced_as_quoted_data(attack):
 
 # ------------------------------------------------------------ notebook 09: checkers, the widget view, the plot
 from conftest import load_solutions, proves_checker  # noqa: E402
-from teachmem.lessons import check  # noqa: E402
-from teachmem.lessons.plots import plot_retention  # noqa: E402
-from teachmem.lessons.widgets import retention_view  # noqa: E402
+from teachmem.lessons import persistence as check  # noqa: E402
+from teachmem.lessons.persistence import plot_retention, retention_view  # noqa: E402
 
 s09 = load_solutions("09_persistence_and_governance")
 

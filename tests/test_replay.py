@@ -8,12 +8,14 @@ import pytest
 from conftest import load_solutions
 from teachmem import (ConversationBuffer, EntityMemory, HybridMemoryManager, SemanticMemoryStore, SlidingWindowMemory,
                       SummaryMemory, fact_in_text, list_scenarios, load_scenario)
-from teachmem.lessons import check
+from teachmem.lessons import compare, hybrid
 from teachmem.lab.replay import (comparison_strategies, extractions, feed, held_facts, latest_user_message, leaked_facts,
                              model_calls, replacements, replay)
 from teachmem.lab.scenarios import DATA, ScenarioError
 from teachmem.core.tokens import count_message_tokens
-from teachmem.lessons.widgets import EXTRACTORS, budget_view, comparison_view, explore, extraction_view, shown_text
+from teachmem.lessons.common import explore, shown_text
+from teachmem.lessons.compare import EXTRACTORS, comparison_view, extraction_view
+from teachmem.lessons.hybrid import budget_view
 
 
 @pytest.fixture(scope="module")
@@ -261,24 +263,25 @@ def test_budget_view_refuses_an_assistant_turn(project):
 # ---------------------------------------------------------------- exercises of notebooks 06 and 07
 def test_checkers_pass_the_solutions_and_fail_wrong_answers():
     s06, s07 = load_solutions("06_hybrid_manager"), load_solutions("07_compare_strategies")
-    assert check.check_fence(s06.fence)
-    assert not check.check_fence(lambda text: f'"{text}"')      # a quote inside breaks it
-    assert not check.check_fence(lambda text: json.dumps(text))  # one line, but the newlines come back
-    assert check.check_pack_newest_first(s06.pack_newest_first)
-    assert not check.check_pack_newest_first(lambda c, b: [i for i in range(len(c)) if sum(c[:i + 1]) <= b])
-    assert check.check_is_stale(s07.is_stale)
-    assert not check.check_is_stale(lambda s, f, text, turn: fact_in_text(s.fact(f), text)
+    assert hybrid.check_fence(s06.fence)
+    assert not hybrid.check_fence(lambda text: f'"{text}"')      # a quote inside breaks it
+    assert not hybrid.check_fence(lambda text: json.dumps(text))  # one line, but the newlines come back
+    assert hybrid.check_pack_newest_first(s06.pack_newest_first)
+    assert not hybrid.check_pack_newest_first(lambda c, b: [i for i in range(len(c)) if sum(c[:i + 1]) <= b])
+    assert compare.check_is_stale(s07.is_stale)
+    assert not compare.check_is_stale(lambda s, f, text, turn: fact_in_text(s.fact(f), text)
                                     and s.fact(f).superseded_turn is not None and turn >= s.fact(f).superseded_turn)
-    assert check.check_cheapest_answer(s07.cheapest_answer)
-    assert not check.check_cheapest_answer(lambda r, turn: min(r.strategies, key=lambda n: r.at(n, turn).tokens))
+    assert compare.check_cheapest_answer(s07.cheapest_answer)
+    assert not compare.check_cheapest_answer(lambda r, turn: min(r.strategies, key=lambda n: r.at(n, turn).tokens))
 
 
 def test_untouched_stubs_say_not_implemented(capsys):
     def stub(*args):
         raise NotImplementedError
 
-    for name in ("check_fence", "check_pack_newest_first", "check_is_stale", "check_cheapest_answer"):
-        assert not getattr(check, name)(stub)
+    for lesson, name in ((hybrid, "check_fence"), (hybrid, "check_pack_newest_first"), (compare, "check_is_stale"),
+                         (compare, "check_cheapest_answer")):
+        assert not getattr(lesson, name)(stub)
         assert "not implemented yet" in capsys.readouterr().out
 
 

@@ -181,9 +181,8 @@ def test_save_and_load(tmp_path):
 
 # ------------------------------------------------ notebook 03: the drift view, the plot, the checkers
 from teachmem import summarize
-from teachmem.lessons import check                                      # noqa: E402
-from teachmem.lessons.plots import plot_summary_drift                                # noqa: E402
-from teachmem.lessons.widgets import drift_view                                      # noqa: E402
+from teachmem.lessons import summary as check                                        # noqa: E402
+from teachmem.lessons.summary import drift_view, plot_summary_drift                  # noqa: E402
 
 from conftest import load_solutions, proves_checker  # noqa: E402
 

@@ -7,10 +7,11 @@ import numpy as np
 import pytest
 
 from conftest import load_solutions, proves_checker
-from teachmem.lessons import check
+from teachmem.lessons import semantic
 from teachmem.core.embed import BagOfWordsEmbedder, RandomEmbedder, SubwordEmbedder, cosine_matrix
-from teachmem.lessons.plots import plot_decay_curves, plot_forgetting_curves, plot_similarity_heatmaps
-from teachmem.lessons.widgets import explore, score_table, semantic_demo_store, semantic_view, shown_text
+from teachmem.lessons.common import explore, shown_text
+from teachmem.lessons.semantic import (plot_decay_curves, plot_forgetting_curves, plot_similarity_heatmaps,
+                                       score_table, semantic_demo_store, semantic_view)
 
 QUERIES = ["Which database should the CI job start?", "When do we launch?", "which test framework did we pick?"]
 
@@ -106,9 +107,9 @@ def _recency_by_rank_newest_first(last_accessed, now, decay=0.995):
 
 
 @pytest.mark.parametrize("checker, solution, wrong_answers", [
-    (check.check_forgetting_curve, S05.forgetting_curve, [_memorybank_as_written, lambda t, S: math.exp(-t / S)]),
-    (check.check_recency_scores, S05.recency_scores, [_recency_by_rank, _recency_by_rank_newest_first]),
-    (check.check_fold_plural, S05.fold_plural,
+    (semantic.check_forgetting_curve, S05.forgetting_curve, [_memorybank_as_written, lambda t, S: math.exp(-t / S)]),
+    (semantic.check_recency_scores, S05.recency_scores, [_recency_by_rank, _recency_by_rank_newest_first]),
+    (semantic.check_fold_plural, S05.fold_plural,
      [lambda w: w[:-1] if len(w) > 3 and w.endswith("s") and not w.endswith("ss") else w, lambda w: w]),
 ])
 def test_checkers_pass_the_solution_and_fail_wrong_answers(checker, solution, wrong_answers, capsys):
@@ -116,10 +117,10 @@ def test_checkers_pass_the_solution_and_fail_wrong_answers(checker, solution, wr
 
 
 def test_forgetting_checker_names_the_precedence_bug(capsys):
-    check.check_forgetting_curve(_memorybank_as_written)
+    semantic.check_forgetting_curve(_memorybank_as_written)
     assert "operator precedence" in capsys.readouterr().out
 
 
 def test_recency_checker_names_the_reversed_order(capsys):
-    check.check_recency_scores(_recency_by_rank)
+    semantic.check_recency_scores(_recency_by_rank)
     assert "ordering is reversed" in capsys.readouterr().out
