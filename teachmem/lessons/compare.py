@@ -137,8 +137,6 @@ def highlight(text: str, spans: Sequence[tuple[int, int]]) -> str:
 
     >>> highlight("We moved to MySQL last week", [(12, 17)])
     'We moved to «MySQL» last week'
-
-    Taught in notebooks/07_compare_strategies.ipynb.
     """
     merged: list[list[int]] = []
     for start, end in sorted(spans):
