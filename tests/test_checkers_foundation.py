@@ -1,4 +1,6 @@
 """Each checker passes the worked solution and fails wrong answers and stubs."""
+import importlib
+
 import pytest
 
 from teachmem.lessons import buffer, start_here, window
@@ -35,3 +37,20 @@ def test_checker_reports_a_crash_and_a_non_function(capsys):
     assert "ZeroDivisionError" in capsys.readouterr().out
     assert not buffer.check_request_tokens("request_tokens")
     assert "expected a function" in capsys.readouterr().out
+
+
+LESSONS = {"00_start_here": "start_here", "01_conversation_buffer": "buffer", "02_sliding_window": "window",
+           "03_summary_memory": "summary", "04_entity_memory": "entity", "05_semantic_memory": "semantic",
+           "06_hybrid_manager": "hybrid", "07_compare_strategies": "compare", "08_evaluate_memory": "evaluate",
+           "09_persistence_and_governance": "persistence"}
+
+
+@pytest.mark.parametrize("notebook", sorted(LESSONS))
+def test_every_checker_of_a_lesson_passes_its_worked_solution(notebook, capsys):
+    """One module per notebook; each of its checkers accepts the solution of the same name."""
+    lesson, solutions = importlib.import_module(f"teachmem.lessons.{LESSONS[notebook]}"), load_solutions(notebook)
+    checkers = [name for name in vars(lesson) if name.startswith("check_")]
+    assert checkers, f"teachmem.lessons.{LESSONS[notebook]} has no checker"
+    for name in checkers:
+        assert getattr(lesson, name)(getattr(solutions, name.removeprefix("check_"))), name
+        assert "✅" in capsys.readouterr().out

@@ -1,5 +1,6 @@
 """Notebook 05: the semantic view at every slider position, the plots, the checkers and their solutions."""
 import math
+from datetime import datetime, timedelta
 
 import ipywidgets
 import matplotlib
@@ -7,6 +8,7 @@ import numpy as np
 import pytest
 
 from conftest import load_solutions, proves_checker
+from teachmem import load_scenario
 from teachmem.lessons import semantic
 from teachmem.core.embed import BagOfWordsEmbedder, RandomEmbedder, SubwordEmbedder, cosine_matrix
 from teachmem.lessons.common import explore, shown_text
@@ -18,7 +20,6 @@ QUERIES = ["Which database should the CI job start?", "When do we launch?", "whi
 
 @pytest.fixture(scope="module")
 def demo_store():
-    from teachmem import load_scenario
     return semantic_demo_store(load_scenario("project_30"))
 
 
@@ -41,14 +42,13 @@ def test_semantic_view_every_slider_position(demo_store):
     assert demo_store.to_state() == before          # the view records no recall
 
 
-def test_semantic_view_ranking_is_fixed_under_the_seed_score(demo_store):
+def test_semantic_view_ranking_is_fixed_under_the_default_score(demo_store):
     """Exponential decay is memoryless: adding d days to every age scales every score by 0.95**d."""
     rows = {d: [h["row"] for h in demo_store.explain(QUERIES[0], 5, _now(demo_store, d))] for d in (0, 45, 180)}
     assert rows[0] == rows[45] == rows[180]
 
 
 def _now(store, days):
-    from datetime import datetime, timedelta
     return max(datetime.fromisoformat(m["timestamp"]) for m in store.metadata) + timedelta(days=days)
 
 
@@ -84,11 +84,11 @@ S05 = load_solutions("05_semantic_memory")
 
 
 def _memorybank_as_written(t, S):
-    return math.exp(-t / 5*S)          # the reference code's precedence bug, kept on purpose
+    return math.exp(-t / 5*S)          # MemoryBank's public code: the precedence bug, kept on purpose
 
 
 def _recency_by_rank(last_accessed, now, decay=0.995):
-    """The reference code: oldest first, decay ** rank."""
+    """The Generative Agents public code: oldest first, decay ** rank."""
     order = sorted(range(len(last_accessed)), key=lambda i: last_accessed[i])
     out = [0.0] * len(last_accessed)
     for rank, i in enumerate(order, start=1):
