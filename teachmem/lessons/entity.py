@@ -43,7 +43,8 @@ _HISTORY = [{"value": "PostgreSQL", "valid_from": 3, "valid_to": 17},
 # (history, turn) -> the value that held, read off the windows [3, 17), [17, 25), [25, …) by hand.
 VALUE_AT = ([((_HISTORY, t), None) for t in range(0, 3)] + [((_HISTORY, t), "PostgreSQL") for t in range(3, 17)]
             + [((_HISTORY, t), "MySQL") for t in range(17, 25)] + [((_HISTORY, t), "SQLite") for t in range(25, 31)]
-            + [(([], 5), None), ((_HISTORY[:1], 20), None), ((_HISTORY[1:], 10), None), ((_HISTORY[:1], 16), "PostgreSQL")])
+            + [(([], 5), None), ((_HISTORY[:1], 20), None), ((_HISTORY[1:], 10), None),
+               ((_HISTORY[:1], 16), "PostgreSQL")])
 
 
 @checker("apply_fact")

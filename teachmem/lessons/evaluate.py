@@ -38,7 +38,8 @@ def check_duplicate_fraction(fn: Callable) -> str | None:
     The known answer is the library's ``duplicate_fraction``.
     """
     rng = random.Random(82)
-    cases: list[list[set[str]]] = [[], [set()], [{"a"}], [{"a"}, {"a"}], [{"a"}, {"a", "b"}, {"a"}], [{"a", "b"}, {"c"}]]
+    cases: list[list[set[str]]] = [[], [set()], [{"a"}], [{"a"}, {"a"}], [{"a"}, {"a", "b"}, {"a"}],
+                                   [{"a", "b"}, {"c"}]]
     cases += [[set(rng.sample("abcde", rng.randint(0, 3))) for _ in range(rng.randint(1, 12))] for _ in range(10)]
     return first_problem(close(f"items={[sorted(i) for i in c]}", fn([set(i) for i in c]), duplicate_fraction(c))
                          for c in cases)
@@ -152,7 +153,8 @@ def plot_recall_at_k(report: RecallReport) -> Figure:
     fig, ax = figure(6.5, 3.8)
     for category in report.categories:
         values = report.recall(category)
-        ax.plot(list(values), [_number(v) for v in values.values()], marker="o", lw=1, alpha=0.7, label=f"category {category}")
+        ax.plot(list(values), [_number(v) for v in values.values()], marker="o", lw=1, alpha=0.7,
+                label=f"category {category}")
     overall = report.recall()
     ax.plot(list(overall), [_number(v) for v in overall.values()], marker="o", lw=3, color="black", label="all")
     ax.set(xlabel="k (turns retrieved)", ylabel="evidence recall@k", ylim=(0, 1.05), xticks=list(report.ks),
