@@ -3,8 +3,8 @@ import json
 
 import pytest
 
-from teachmem.llm.extract import (Triple, extract_facts, importance_rules, rule_triples, split_sentences,
-                              summarize_rules, tech_lexicon)
+from teachmem.llm import (Triple, extract_facts, importance_rules, rule_triples, split_sentences, summarize_rules,
+                          tech_lexicon)
 from teachmem.lab.scenarios import load_scenario
 
 

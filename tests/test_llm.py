@@ -3,9 +3,8 @@ import json
 
 import pytest
 
-from teachmem.llm.extract import Triple, summarize_rules
-from teachmem.llm import (LLM, ExtractionError, ExtractionWarning, OfflineLLM, OpenAICompatibleLLM, Usage,
-                          extract_triples, find_contradiction, score_importance, summarize)
+from teachmem.llm import (LLM, ExtractionError, ExtractionWarning, OfflineLLM, OpenAICompatibleLLM, Triple, Usage,
+                          extract_triples, find_contradiction, score_importance, summarize, summarize_rules)
 from teachmem.lab.scenarios import load_scenario
 from teachmem.core.tokens import estimate_tokens
 
