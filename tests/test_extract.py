@@ -12,9 +12,9 @@ def facts_of(text, min_confidence=0.7):
     return {(t.entity, t.attribute, t.value) for t in rule_triples(text, min_confidence=min_confidence)}
 
 
-# --- seeds ------------------------------------------------------------------
+# --- atomic facts, one session -------------------------------------------------
 
-def test_seed_004_first_session_gives_its_seven_facts_in_order():
+def test_first_session_gives_its_seven_facts_in_order():
     session = ["Hi! My name is Dana and I live in Lisbon.",
                "I prefer window seats and I am vegetarian.",
                "By the way my favorite color is blue.",
@@ -24,14 +24,14 @@ def test_seed_004_first_session_gives_its_seven_facts_in_order():
                      "favorite color is blue", "budget is 2000 dollars", "works at helios"]
 
 
-def test_seed_004_update_shares_the_attribute_key():
+def test_an_update_shares_the_attribute_key():
     old = rule_triples("By the way my favorite color is blue.")
     new = rule_triples("Actually my favorite color is green.")
     assert [(t.attribute, t.value) for t in old] == [("favorite_color", "blue")]
     assert [(t.attribute, t.value) for t in new] == [("favorite_color", "green")]
 
 
-def test_seed_000_entity_examples():
+def test_project_entity_examples():
     assert facts_of("We're building with React and PostgreSQL") == {
         ("Project", "database", "PostgreSQL"), ("Project", "framework", "React")}
     assert facts_of("Authentication will use JWT tokens") == {("API", "auth_method", "JWT")}

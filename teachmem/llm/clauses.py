@@ -52,6 +52,10 @@ def split_sentences(text: str) -> list[str]:
     """Split text into sentences at ``.``, ``!``, ``?`` (before a space) and line breaks.
 
     "Node.js", "dana@example.com" and "St. Mary's" stay whole.
+
+    >>> split_sentences("I use Node.js. St. Mary's is near! Is it?")
+    ['I use Node.js.', "St. Mary's is near!", 'Is it?']
+
     Taught in notebooks/03_summary_memory.ipynb.
     """
     parts = (part.strip() for line in normalise(text).splitlines() for part in _SENTENCE_END.split(line))

@@ -55,6 +55,10 @@ def extract_facts(text: str) -> list[str]:
     """Atomic facts in the style of Mem0: ``["name is dana", "lives in lisbon", "prefers window seats", ...]``.
 
     Lower-case strings, one fact each, only the confident ones.
+
+    >>> extract_facts("Hi! My name is Dana and I live in Lisbon.")
+    ['name is dana', 'lives in lisbon']
+
     Taught in notebooks/04_entity_memory.ipynb.
     """
     facts: list[str] = []

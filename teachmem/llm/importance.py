@@ -38,6 +38,9 @@ def importance_rules(text: str) -> float:
     Facts and decisions score high, numbers and reasons add a little, small
     talk ("ok sounds good") scores almost nothing. Rounded to 2 decimals.
 
+    >>> importance_rules("ok sounds good"), importance_rules("Let's switch to MySQL 8 instead of PostgreSQL.")
+    (0.05, 0.85)
+
     Taught in notebooks/03_summary_memory.ipynb.
     """
     return importance_score(require_text("text", text, allow_empty=True))

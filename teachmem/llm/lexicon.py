@@ -104,9 +104,13 @@ _LEXICON: dict[str, tuple[str, str, str, dict[str, str]]] = {
 }
 
 
-def _build_lexicon():
-    lookup, ci_aliases, cs_aliases, category_words = {}, [], [], {}
-    for category, (entity, attribute, words, names) in _LEXICON.items():
+def _build_lexicon() -> tuple[dict[str, tuple[str, str]], re.Pattern, re.Pattern, dict[str, list[str]]]:
+    """``(alias -> (canonical, category), case-insensitive regex, case-sensitive regex, category words)``."""
+    lookup: dict[str, tuple[str, str]] = {}
+    ci_aliases: list[str] = []
+    cs_aliases: list[str] = []
+    category_words: dict[str, list[str]] = {}
+    for category, (_, _, words, names) in _LEXICON.items():
         category_words[category] = [w.replace("_", " ") for w in words.split()]
         for canonical, aliases in names.items():
             for alias in aliases.split():
@@ -115,7 +119,7 @@ def _build_lexicon():
                 lookup[alias if sensitive else alias.lower()] = (canonical, category)
                 (cs_aliases if sensitive else ci_aliases).append(alias)
 
-    def alternation(aliases):
+    def alternation(aliases: list[str]) -> str:
         ordered = sorted(set(aliases), key=len, reverse=True)   # "react native" before "react"
         return "|".join(re.escape(a).replace(r"\ ", r"[ \-]") for a in ordered)
 

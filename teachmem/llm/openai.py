@@ -19,7 +19,7 @@ import time
 import urllib.error
 import urllib.parse
 import urllib.request
-from typing import Callable
+from typing import Any, Callable
 
 from teachmem.core.tokens import estimate_tokens
 from teachmem.core.validate import require_int_at_least, require_text
@@ -110,7 +110,7 @@ class OpenAICompatibleLLM:
         return self.base_url + "/v1/chat/completions"
 
     @classmethod
-    def from_env(cls, prefix: str = "TEACHMEM_LLM", **kwargs) -> "OpenAICompatibleLLM":
+    def from_env(cls, prefix: str = "TEACHMEM_LLM", **kwargs: Any) -> OpenAICompatibleLLM:
         """Build from ``{prefix}_BASE_URL``, ``{prefix}_MODEL`` and (optional) ``{prefix}_API_KEY``.
 
         Extra keyword arguments (``timeout=``, ``max_retries=``, ...) go to the constructor.

@@ -126,6 +126,9 @@ def singular(word: str) -> str:
     a key is read by people, so "aisles" becomes "aisle", where the stemmer,
     which only has to match words with words, goes on to "aisl". Unlike the
     stemmer it also folds words with digits or symbols ("mp3s" -> "mp3").
+
+    >>> singular("allergies"), singular("aisles"), singular("glass")
+    ('allergy', 'aisle', 'glass')
     """
     low = word.lower()
     if len(low) > 4 and low.endswith("ies"):
@@ -138,7 +141,11 @@ def singular(word: str) -> str:
 
 
 def slug(value: str, singular_last: bool = True) -> str:
-    """A stable attribute key: "Window Seats" -> "window_seat"."""
+    """A stable attribute key.
+
+    >>> slug("Window Seats"), slug("Favorite Color", singular_last=False)
+    ('window_seat', 'favorite_color')
+    """
     words = re.findall(r"[a-z0-9+#]+", value.lower().replace("'s ", " "))
     if singular_last and words:
         words[-1] = singular(words[-1])

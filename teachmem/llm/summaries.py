@@ -165,7 +165,7 @@ class _Fitting:
 
     def drop(self, order: list[_Unit], stop: Callable[[_Unit], bool] = lambda u: False) -> None:
         """Drop sentences in ``order`` until it fits or ``stop`` says so; never the last sentence."""
-        gone = set()
+        gone: set[int] = set()
         for unit in order:
             if self.fits() or stop(unit) or len(self.units) - len(gone) == 1:
                 break
@@ -242,6 +242,10 @@ def summarize_rules(text: str, previous_summary: str = "", max_words: int = 120)
     talk and questions; a newer value replaces an older one ("switch to MySQL"
     retires the PostgreSQL sentence). ``text`` may be a transcript with
     ``user:`` / ``assistant:`` line prefixes.
+
+    >>> summarize_rules("user: Hi! I'm Maya.\\nassistant: Nice to meet you.\\n"
+    ...                 "user: Let's use PostgreSQL for its JSONB support.")
+    "User's name is Maya. Decided to use PostgreSQL for its JSONB support."
 
     Taught in notebooks/03_summary_memory.ipynb.
     """
