@@ -5,6 +5,7 @@ import pytest
 
 from teachmem.llm import (Triple, extract_facts, importance_rules, rule_triples, split_sentences, summarize_rules,
                           tech_lexicon)
+from teachmem.llm.rules import PERSONAL_RULES, Clause
 from teachmem.lab.scenarios import load_scenario
 
 
@@ -119,6 +120,15 @@ def test_triple_is_a_named_tuple_with_confidence():
 ])
 def test_personal_and_project_facts(text, expected):
     assert facts_of(text) == expected
+
+
+@pytest.mark.parametrize("rule", PERSONAL_RULES, ids=lambda rule: rule.name)
+def test_each_personal_rule_reads_the_example_in_its_name(rule):
+    attribute, example = rule.name.split(": ", 1)
+    mine = [f.triple for f in rule.read(Clause(example, 0, False))]
+    assert mine, f"the rule found nothing in its own example {example!r}"
+    assert attribute == "anything" or all(t.attribute.startswith(attribute) for t in mine)
+    assert set(mine) <= set(rule_triples(example))   # its cue words let the whole reading reach it
 
 
 # --- technology choices and switches ----------------------------------------

@@ -13,10 +13,12 @@ from __future__ import annotations
 import re
 from typing import Iterator
 
+from teachmem.core.validate import ROLES
+
 __all__ = ["DOT", "SENTENCE", "normalise", "split_sentences", "role_lines", "split_clauses"]
 
-_ROLE_PREFIX = re.compile(r"^\s*(user|assistant|system|tool|human|ai)\s*:\s*", re.I)
 _ROLE_ALIAS = {"human": "user", "ai": "assistant"}
+_ROLE_PREFIX = re.compile(r"^\s*(" + "|".join((*ROLES, *_ROLE_ALIAS)) + r")\s*:\s*", re.I)
 _SENTENCE_END = re.compile(r"(?<=[.!?]) ")
 _SUBJECT = (r"(?:i|i'm|i've|i'd|i'll|im|my|we|we're|we'll|we've|we'd|let's|lets|our|the|it|it's|"
             r"you|you're|he|she|they|this|there|user|actually|also|then|now|maybe)\b")

@@ -140,13 +140,18 @@ def singular(word: str) -> str:
     return low
 
 
+# The words of a key keep "+" and "#", so C++ and C# do not become C (as
+# teachmem.core.words.tokenize would make them, rightly, for matching).
+_KEY_WORD = re.compile(r"[a-z0-9+#]+")
+
+
 def slug(value: str, singular_last: bool = True) -> str:
     """A stable attribute key.
 
     >>> slug("Window Seats"), slug("Favorite Color", singular_last=False)
     ('window_seat', 'favorite_color')
     """
-    words = re.findall(r"[a-z0-9+#]+", value.lower().replace("'s ", " "))
+    words = _KEY_WORD.findall(value.lower().replace("'s ", " "))
     if singular_last and words:
         words[-1] = singular(words[-1])
     return "_".join(words)
@@ -154,7 +159,7 @@ def slug(value: str, singular_last: bool = True) -> str:
 
 def head_noun(value: str) -> str:
     """The last word of a noun phrase, singular: what a preference is *about*."""
-    words = re.findall(r"[a-z0-9+#]+", value.lower())
+    words = _KEY_WORD.findall(value.lower())
     return singular(words[-1]) if words else ""
 
 
