@@ -4,8 +4,6 @@ A clear decision ("let's use MySQL") is stated with high confidence, a bare
 mention ("MySQL is popular") lower, a question or a hedge ("maybe MongoDB?")
 low; "not MongoDB" and "instead of PostgreSQL" state nothing at all. Callers
 keep the facts above a threshold (0.7).
-
-Taught in notebooks/04_entity_memory.ipynb.
 """
 from __future__ import annotations
 

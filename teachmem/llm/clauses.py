@@ -4,9 +4,6 @@
 fact the rules find stays atomic, one short statement each, as in Mem0's
 fact extraction. Splitting keeps character offsets, so a fact can point back
 to the span of the message it came from.
-
-Taught in notebooks/04_entity_memory.ipynb (facts) and
-notebooks/03_summary_memory.ipynb (summaries).
 """
 from __future__ import annotations
 
@@ -57,8 +54,6 @@ def split_sentences(text: str) -> list[str]:
 
     >>> split_sentences("I use Node.js. St. Mary's is near! Is it?")
     ['I use Node.js.', "St. Mary's is near!", 'Is it?']
-
-    Taught in notebooks/03_summary_memory.ipynb.
     """
     parts = (part.strip() for line in normalise(text).splitlines() for part in _SENTENCE_END.split(line))
     return [part.replace(DOT, ".") for part in parts if part]

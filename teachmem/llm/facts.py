@@ -58,8 +58,6 @@ def extract_facts(text: str) -> list[str]:
 
     >>> extract_facts("Hi! My name is Dana and I live in Lisbon.")
     ['name is dana', 'lives in lisbon']
-
-    Taught in notebooks/04_entity_memory.ipynb.
     """
     facts: list[str] = []
     for f in found_facts(text):

@@ -2,8 +2,6 @@
 
 The offline stand-in answers the importance prompt with this score, and the
 offline summariser uses it to decide what to give up first.
-
-Taught in notebooks/03_summary_memory.ipynb.
 """
 from __future__ import annotations
 
@@ -40,8 +38,6 @@ def importance_rules(text: str) -> float:
 
     >>> importance_rules("ok sounds good"), importance_rules("Let's switch to MySQL 8 instead of PostgreSQL.")
     (0.05, 0.85)
-
-    Taught in notebooks/03_summary_memory.ipynb.
     """
     return importance_score(require_text("text", text, allow_empty=True))
 

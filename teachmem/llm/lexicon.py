@@ -4,8 +4,6 @@ The technology lexicon maps every alias ("postgres", "Postgres", "postgresql")
 to one canonical name ("PostgreSQL") and to the fact it states
 (``Project.database``). The word lists say which words are *not* names,
 employers or wishes, which are jobs and which are diets.
-
-Taught in notebooks/04_entity_memory.ipynb.
 """
 from __future__ import annotations
 
@@ -139,10 +137,7 @@ CATEGORY_RE = {c: re.compile(r"\b(?:" + "|".join(re.escape(w) for w in ws) + r")
 
 
 def tech_lexicon() -> dict[str, tuple[str, str]]:
-    """Every technology the rules know: ``{canonical name: (entity, attribute)}``.
-
-    Taught in notebooks/04_entity_memory.ipynb.
-    """
+    """Every technology the rules know: ``{canonical name: (entity, attribute)}``."""
     out = {}
     for canonical, category in TECH_LOOKUP.values():
         entity, attribute = _LEXICON[category][:2]

@@ -58,7 +58,7 @@ class OfflineLLM:
         return f"OfflineLLM(calls={self.usage.calls})"
 
     def complete(self, messages: list[dict], *, json_mode: bool = False) -> str:
-        """Answer a chat prompt, deterministically. Taught in notebooks/03_summary_memory.ipynb."""
+        """Answer a chat prompt, deterministically. Taught in notebooks/04_entity_memory.ipynb."""
         messages = check_messages(messages)
         prompt = "\n\n".join(m["content"] for m in messages)
         reply = self._answer(prompt, messages, json_mode)

@@ -132,7 +132,7 @@ class OpenAICompatibleLLM:
 
     # -- the call ----------------------------------------------------------
     def complete(self, messages: list[dict], *, json_mode: bool = False) -> str:
-        """Send chat messages, return the reply text. Taught in notebooks/03_summary_memory.ipynb."""
+        """Send chat messages, return the reply text. Taught in notebooks/04_entity_memory.ipynb."""
         messages = check_messages(messages)
         body = {"model": self.model, "temperature": 0,
                 "messages": [{"role": m["role"], "content": m["content"]} for m in messages]}

@@ -4,8 +4,6 @@ Each pattern matches only a short, fixed trigger ("I live in ", "my budget");
 the rule then reads the value word by word, a bounded number of them, which
 keeps every rule linear in the length of the message. Personal patterns speak
 of the user in the first person ("I", "my") or in the third ("the user's").
-
-Taught in notebooks/04_entity_memory.ipynb.
 """
 from __future__ import annotations
 

@@ -3,8 +3,6 @@
 A rule matches a short, fixed trigger ("I live in ", "my favourite colour is ")
 and then reads the value word by word from what follows, at most ``WINDOW``
 characters of it, which keeps every rule linear in the length of the message.
-
-Taught in notebooks/04_entity_memory.ipynb.
 """
 from __future__ import annotations
 

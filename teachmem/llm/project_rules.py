@@ -5,8 +5,6 @@ Redis for the cache" can be recorded, at a lower confidence when it is a bare
 mention). A technology's confidence comes from the words around it: a clear
 decision ("let's use MySQL") 0.9, a weaker cue or the category named ("for
 the database") 0.8, a bare mention ("MySQL is popular") 0.6.
-
-Taught in notebooks/04_entity_memory.ipynb.
 """
 from __future__ import annotations
 

@@ -4,7 +4,7 @@ A model is anything with a ``usage`` counter and
 ``complete(messages, *, json_mode=False) -> str``. Facts travel as
 :class:`Triple` records; failures are :class:`LLMError` and its subclasses.
 
-Taught in notebooks/03_summary_memory.ipynb and notebooks/04_entity_memory.ipynb.
+Taught in notebooks/04_entity_memory.ipynb.
 """
 from __future__ import annotations
 
@@ -24,7 +24,7 @@ class Usage:
     Offline the tokens are estimated with ``teachmem.core.tokens.estimate_tokens``;
     a real endpoint reports its own counts, which are used when present.
 
-    Taught in notebooks/03_summary_memory.ipynb.
+    Taught in notebooks/04_entity_memory.ipynb.
     """
 
     calls: int = 0
@@ -52,8 +52,6 @@ class LLM(Protocol):
 
     ``messages`` are chat messages, ``[{"role": "user", "content": "..."}]``;
     with ``json_mode=True`` the reply must be a JSON object.
-
-    Taught in notebooks/03_summary_memory.ipynb.
     """
 
     usage: Usage
@@ -63,10 +61,7 @@ class LLM(Protocol):
 
 
 class Triple(NamedTuple):
-    """One fact: ``(entity, attribute, value, confidence)``, e.g. ``("Project", "database", "MySQL", 0.9)``.
-
-    Taught in notebooks/04_entity_memory.ipynb.
-    """
+    """One fact: ``(entity, attribute, value, confidence)``, e.g. ``("Project", "database", "MySQL", 0.9)``."""
 
     entity: str
     attribute: str
@@ -75,10 +70,7 @@ class Triple(NamedTuple):
 
 
 class LLMError(RuntimeError):
-    """A model call failed. ``status`` is the HTTP status when there was one.
-
-    Taught in notebooks/03_summary_memory.ipynb (as are the errors below).
-    """
+    """A model call failed. ``status`` is the HTTP status when there was one."""
 
     def __init__(self, message: str, status: int | None = None):
         super().__init__(message)
@@ -105,10 +97,7 @@ class ExtractionError(LLMError):
 
 
 class ExtractionWarning(UserWarning):
-    """An extraction was skipped because the model's reply was unreadable.
-
-    Taught in notebooks/04_entity_memory.ipynb.
-    """
+    """An extraction was skipped because the model's reply was unreadable."""
 
 
 def check_messages(messages: object) -> list[dict]:

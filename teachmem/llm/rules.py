@@ -9,8 +9,6 @@ sentence became a fact and why another did not.
 Personal rules only listen to the user: an assistant saying "I'm happy to
 help" is not a name. The project rules (technologies, budgets, deadlines)
 are in :mod:`teachmem.llm.project_rules`.
-
-Taught in notebooks/04_entity_memory.ipynb.
 """
 from __future__ import annotations
 

@@ -6,8 +6,6 @@ whoever reads it, lets a newer value retire an older sentence, and, when over
 the word limit, gives things up in a fixed order: weak sentences, then
 elaborations and reasons (the "why" goes before the "what"), then whole
 facts, least important first.
-
-Taught in notebooks/03_summary_memory.ipynb.
 """
 from __future__ import annotations
 
@@ -246,8 +244,6 @@ def summarize_rules(text: str, previous_summary: str = "", max_words: int = 120)
     >>> summarize_rules("user: Hi! I'm Maya.\\nassistant: Nice to meet you.\\n"
     ...                 "user: Let's use PostgreSQL for its JSONB support.")
     "User's name is Maya. Decided to use PostgreSQL for its JSONB support."
-
-    Taught in notebooks/03_summary_memory.ipynb.
     """
     text = normalise(require_text("text", text, allow_empty=True))
     previous_summary = normalise(require_text("previous_summary", previous_summary, allow_empty=True))

@@ -213,7 +213,6 @@ def score_importance(llm: LLM, text: str) -> float:
     """Ask the model how important ``text`` is to remember: a float in [0, 1].
 
     Replies like ``0.8``, ``Importance: 0.8``, ``8/10`` or ``{"importance": 0.8}`` are understood.
-    Taught in notebooks/03_summary_memory.ipynb.
     """
     _require_llm(llm)
     require_text("text", text, allow_empty=True)
@@ -259,10 +258,7 @@ def _as_triple(name: str, value: object) -> Triple:
 
 
 def find_contradiction(llm: LLM, old: Triple, new: Triple) -> bool:
-    """Ask the model whether ``new`` contradicts ``old`` (same entity and attribute, another value).
-
-    Taught in notebooks/04_entity_memory.ipynb.
-    """
+    """Ask the model whether ``new`` contradicts ``old`` (same entity and attribute, another value)."""
     _require_llm(llm)
     old, new = _as_triple("old", old), _as_triple("new", new)
 
