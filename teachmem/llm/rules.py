@@ -29,7 +29,12 @@ __all__ = ["Found", "Clause", "Rule", "found", "PERSONAL_RULES", "personal_facts
 
 
 class Found(NamedTuple):
-    """A fact as the rules found it, with what is needed to list and explain it."""
+    """A fact as the rules found it, with what is needed to list and explain it.
+
+    Facts are listed by ``rank``, then by position: 0 names, favourites, budgets
+    and "my X is Y"; 1 preferences; 2 likes, dislikes and wishes; 3 origin, job,
+    age, diet and allergies; 4 where the user lives; 5 the employer; 6 the project.
+    """
 
     triple: Triple
     phrase: str     # the fact as one short statement, e.g. "lives in lisbon"
@@ -49,6 +54,7 @@ class Clause(NamedTuple):
 
 def found(entity: str, attribute: str, value: str, confidence: float, phrase: str, rank: int, pos: int,
           span: tuple[int, int] | None = None) -> Found:
+    """A :class:`Found`, with the dots of abbreviations put back and the phrase on one lower-case line."""
     value = value.replace(DOT, ".")
     phrase = re.sub(r"\s+", " ", phrase.replace(DOT, ".")).strip().lower()
     return Found(Triple(entity, attribute, value, round(confidence, 2)), phrase, rank, pos, span)

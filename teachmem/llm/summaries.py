@@ -31,6 +31,8 @@ _IMPERATIVE = re.compile(r"^(?:add|use|create|build|implement|set up|make|remove
                          r"write|fix|switch|move|keep|start|send|store|hide|put|split|promote|rotate|"
                          r"design|aim|plan|launch|ship)\b", re.I)
 _MODALS = frozenset("can could will would should might must may did was had shall".split())
+# Adverbs kept between the subject and the verb it conjugates ("I really need" -> "User really needs").
+# Not the adverbs of the rule patterns: there "do" is emphatic ("I do like"), here it is a verb ("User does").
 _ADVERBS = frozenset("""really also just still actually always usually never only definitely mostly often
     sometimes generally totally absolutely honestly personally strongly much already even""".split())
 _NOT_PAST = frozenset("need feed seed speed proceed succeed exceed bleed breed embed shred".split())
