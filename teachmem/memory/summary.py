@@ -159,7 +159,7 @@ class SummaryMemory:
         sentences (one model call). ``teachmem.forget`` calls this.
         """
         self.buffer, changes = erase_messages(self.buffer, pattern)
-        for fact_id, fact in [(i, f) for i, f in zip(self.pin_ids, self.pinned) if pattern.search(f)]:
+        for fact_id in [i for i, f in zip(self.pin_ids, self.pinned, strict=True) if pattern.search(f)]:
             changes += self.delete(fact_id, reason="forgotten: the pinned fact mentioned it")
         if pattern.search(self.summary):
             # Summarised afresh from the sentences that do not mention it: a redacted
@@ -192,7 +192,7 @@ class SummaryMemory:
         A pinned fact and the summary record no turn or time: nobody said them in one message.
         """
         pins = [{"id": i, "memory_type": "pinned", "text": f, "turn": None, "timestamp": None, "confidence": 1.0}
-                for i, f in zip(self.pin_ids, self.pinned)]
+                for i, f in zip(self.pin_ids, self.pinned, strict=True)]
         summary = [{"id": SUMMARY_ID, "memory_type": "summary", "text": self.summary, "turn": None,
                     "timestamp": None, "confidence": None}] if self.summary else []
         return pins + summary + message_records(self.buffer)

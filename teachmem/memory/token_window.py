@@ -66,7 +66,7 @@ class TokenBudgetWindow:
         """Add a message; returns its ADD, an UPDATE if it had to be cut to fit,
         and a DELETE for each older message pushed over the token budget."""
         message = next_message(role, content, turn, timestamp, after=self.last_turn, number=self.arrived + 1)
-        pinned = sum(t for m, t in zip(self.messages, self.tokens) if m.role == "system")
+        pinned = sum(t for m, t in zip(self.messages, self.tokens, strict=True) if m.role == "system")
         room = self.capacity - pinned   # the most any one new message may use
         needed = self.count_tokens(content)
         if role == "system" and needed > room:
