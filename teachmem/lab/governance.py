@@ -180,9 +180,12 @@ class RetentionPolicy:
         """When ``record`` must be gone; None if it may stay (or has no time to age from, or
         its end lies past the last date a datetime can hold)."""
         ttl = self.ttl_for(record)
-        if ttl is None or record.observed_at is None or record.observed_at > datetime.max - ttl:
+        if ttl is None or record.observed_at is None:
             return None
-        return record.observed_at + ttl
+        try:
+            return record.observed_at + ttl
+        except OverflowError:        # past the last date a datetime can hold: it never expires
+            return None
 
     def expired(self, records: Iterable[Provenance], now: datetime) -> list[Provenance]:
         now = naive_utc("now", now)
