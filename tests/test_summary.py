@@ -247,3 +247,22 @@ s03 = load_solutions("03_summary_memory")
 ], ids=["split_for_summary", "compression_ratio"])
 def test_checkers_pass_the_solution_and_fail_wrong_answers(checker, solution, wrongs, capsys):
     proves_checker(checker, solution, wrongs, capsys)
+
+
+def test_a_fold_is_an_update_of_the_summary_and_a_delete_of_each_folded_message():
+    from teachmem import Change
+    mem = SummaryMemory(summarize_every=2, keep_recent=1)
+    assert mem.pin("Database: PostgreSQL") == [Change("ADD", "p1", "Database: PostgreSQL",
+                                                      reason="pinned: kept word for word")]
+    assert mem.pin("Database: PostgreSQL")[0].event == "NOOP"
+    assert [c.event for c in mem.add("user", "We use PostgreSQL for its JSONB support.")] == ["ADD"]
+    first = mem.add("user", "Tests run with pytest.")
+    assert [(c.event, c.id) for c in first] == [("ADD", "m2"), ("ADD", "summary"), ("DELETE", "m1")]
+    before = mem.summary
+    assert first[1].text == before and first[2].reason == "folded into the summary"
+    second = mem.add("user", "The frontend is React.")
+    assert [(c.event, c.id) for c in second] == [("ADD", "m3"), ("UPDATE", "summary"), ("DELETE", "m2")]
+    assert second[1].previous == before and second[1].text == mem.summary
+    again = SummaryMemory.from_state(json.loads(json.dumps(mem.to_state())))
+    assert again.pin_ids == ["p1"] and again.pin("x")[0].id == "p2" and again.add("user", "y")[0].id == "m4"
+    assert again.delete("summary")[0].text == mem.summary and again.summary == ""
