@@ -100,7 +100,8 @@ def test_message_is_frozen_and_validated():
 def test_add_says_what_it_changed_and_ids_survive_a_reload():
     from teachmem import Change
     buf = ConversationBuffer()
-    assert buf.add("user", "we use PostgreSQL") == [Change("ADD", "m1", "user: we use PostgreSQL", reason="new message")]
+    assert buf.add("user", "we use PostgreSQL") == [
+        Change("ADD", "m1", "user: we use PostgreSQL", reason="new message")]
     assert buf.add("assistant", "noted")[0].id == "m2"
     assert buf.delete("m1") == [Change("DELETE", "m1", "user: we use PostgreSQL", reason="deleted")]
     again = ConversationBuffer.from_state(buf.to_state())

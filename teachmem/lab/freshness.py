@@ -18,17 +18,15 @@ from teachmem.memory.entity import EntityMemory, FactValue
 __all__ = ["Observation", "reconcile", "memory_observations", "apply_fresh", "naive_utc"]
 
 
-def naive_utc(name: str, value, allow_none: bool = False) -> datetime | None:
+def naive_utc(name: str, value) -> datetime:
     """``require_datetime``'s check, with a timezone-aware time turned into naive UTC (the library's clock).
 
     >>> from datetime import timedelta
     >>> naive_utc("now", datetime(2026, 1, 1, 10, 0, tzinfo=timezone(timedelta(hours=1))))
     datetime.datetime(2026, 1, 1, 9, 0)
     """
-    when = require_datetime(name, value, allow_none)
-    if when is not None and when.tzinfo is not None:
-        when = when.astimezone(timezone.utc).replace(tzinfo=None)
-    return when
+    when = require_datetime(name, value, allow_none=False)
+    return when.astimezone(timezone.utc).replace(tzinfo=None) if when.tzinfo is not None else when
 
 
 _AUTHORITY = {"memory": 0, "tool": 1, "system_of_record": 2}

@@ -38,7 +38,7 @@ import math
 import re
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
-from typing import Iterable, Iterator
+from typing import Any, Iterable, Iterator
 
 from teachmem.core.change import Change
 from teachmem.core.embed import embedder_from_config
@@ -58,16 +58,16 @@ def _is_memory(value) -> bool:
     return callable(getattr(value, "to_state", None)) and not isinstance(value, type)
 
 
-def _inside(obj, prefix: str) -> list[tuple[str, object]]:
+def _inside(obj, prefix: str) -> list[tuple[str, Any]]:
     """The strategies held by ``obj``'s attributes, searched through composites ("hybrid.window")."""
-    found: list[tuple[str, object]] = []
+    found: list[tuple[str, Any]] = []
     for name, value in (vars(obj).items() if hasattr(obj, "__dict__") else []):
         if _is_memory(value):
             found += _inside(value, f"{prefix}{name}.") or [(prefix + name, value)]
     return found
 
 
-def _tiers(memory) -> list[tuple[str, object]]:
+def _tiers(memory) -> list[tuple[str, Any]]:
     """``(name, strategy)`` for a single strategy, or for each strategy inside a composite.
 
     A strategy is an object with ``to_state``; one holding others (a manager,
@@ -81,7 +81,7 @@ def _tiers(memory) -> list[tuple[str, object]]:
     return found
 
 
-def _protocol(tiers: list[tuple[str, object]], method: str) -> None:
+def _protocol(tiers: list[tuple[str, Any]], method: str) -> None:
     """Check, before anything changes, that every tier answers ``method``."""
     for name, tier in tiers:
         if not callable(getattr(tier, method, None)):
@@ -117,7 +117,8 @@ class Provenance:
 
 def _record(tier: str, item: dict) -> Provenance:
     when = item.get("timestamp")
-    when = datetime.fromisoformat(when) if isinstance(when, str) else naive_utc("timestamp", when, allow_none=True)
+    when = datetime.fromisoformat(when) if isinstance(when, str) else when
+    when = None if when is None else naive_utc("timestamp", when)
     return Provenance(tier, str(item["id"]), item["memory_type"], item["text"], item.get("turn"), when,
                       item.get("confidence"), tuple(sorted({m.kind for m in find_pii(item["text"])})))
 

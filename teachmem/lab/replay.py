@@ -21,7 +21,7 @@ What a context *knows* is measured with the scenario's ground truth:
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Callable, Mapping
+from typing import Any, Callable, Mapping
 
 import numpy as np
 
@@ -233,7 +233,7 @@ def replay(scenario: Scenario, strategies: Mapping[str, Callable[[], object]],
     """
     if not strategies:
         raise ValueError("strategies must name at least one strategy factory")
-    memories = {}
+    memories: dict[str, Any] = {}
     for name, factory in strategies.items():
         if not callable(factory):
             raise TypeError(f"strategies[{name!r}] must be a factory that builds a memory, "

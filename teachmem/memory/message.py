@@ -23,10 +23,11 @@ from datetime import datetime
 from typing import Protocol, runtime_checkable
 
 from teachmem.core.change import Change
-from teachmem.core.validate import ROLES, require_datetime, require_int_at_least, require_role, require_text, require_turn
+from teachmem.core.validate import (ROLES, require_datetime, require_int_at_least, require_role, require_text,
+                                    require_turn)
 
-__all__ = ["ROLES", "REDACTED", "Message", "Memory", "next_message", "redact", "erase_messages", "message_records", "position",
-           "restore_messages"]
+__all__ = ["ROLES", "REDACTED", "Message", "Memory", "next_message", "redact", "erase_messages", "message_records",
+           "position", "restore_messages"]
 
 # What an erased piece of a message becomes.
 REDACTED = "[forgotten]"
@@ -41,7 +42,7 @@ class Message:
 
     role: str
     content: str
-    turn: int | None = None
+    turn: int
     timestamp: datetime | None = None
     id: str | None = None
 
@@ -49,8 +50,7 @@ class Message:
         require_role("role", self.role)
         # Empty content is allowed: an assistant may reply with nothing.
         require_text("content", self.content, allow_empty=True)
-        if self.turn is not None:
-            require_int_at_least("turn", self.turn, 0)
+        require_int_at_least("turn", self.turn, 0)
         object.__setattr__(self, "timestamp", require_datetime("timestamp", self.timestamp))
         if self.id is not None:
             require_text("id", self.id)
@@ -72,7 +72,7 @@ class Message:
     @classmethod
     def from_state(cls, state: dict) -> "Message":
         stamp = state.get("timestamp")
-        return cls(state["role"], state["content"], state.get("turn"),
+        return cls(state["role"], state["content"], state["turn"],
                    datetime.fromisoformat(stamp) if stamp else None, state.get("id"))
 
 
