@@ -226,3 +226,18 @@ def test_a_pinned_fact_enters_the_prompt_quoted():
 def test_collaborators_that_cannot_be_called_are_refused_at_construction(make, name):
     with pytest.raises(TypeError, match=f"^{name} must be"):
         make()
+
+
+@pytest.mark.parametrize("make", [ConversationBuffer, lambda: SlidingWindowMemory(2, 1), TokenBudgetWindow,
+                                  SummaryMemory])
+def test_erase_and_delete_refuse_bad_arguments_and_change_nothing(make):
+    memory = make()
+    memory.add("user", "we use PostgreSQL")
+    before = memory.to_state()
+    with pytest.raises(TypeError, match="pattern must be a compiled re.Pattern"):
+        memory.erase("PostgreSQL")
+    with pytest.raises(TypeError, match="id must be a str"):
+        memory.delete(1)
+    with pytest.raises(KeyError, match="m9"):
+        memory.delete("m9")
+    assert memory.to_state() == before

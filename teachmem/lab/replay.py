@@ -2,9 +2,10 @@
 
 ``add_turn``, ``feed`` and ``window_membership`` drive one strategy (taught in
 notebooks/02_sliding_window.ipynb). ``replay`` drives many side by side and
-records, for every strategy after every turn, what it would send and what
-that context knows; the comparison widgets only look those records up
-(taught in notebooks/07_compare_strategies.ipynb).
+records, for every strategy after every turn, the Changes its write
+reported, what it would send and what that context knows; ``extractions``
+keeps the Changes of each message's write. The comparison widgets only look
+those records up (taught in notebooks/07_compare_strategies.ipynb).
 
 What a context *knows* is measured with the scenario's ground truth:
 

@@ -108,6 +108,9 @@ def erase_messages(messages: list[Message], pattern: re.Pattern) -> tuple[list[M
 
     Returns the new list and one UPDATE per message changed.
     """
+    if not isinstance(pattern, re.Pattern):
+        raise TypeError(f"pattern must be a compiled re.Pattern (teachmem.core.text.forget_pattern builds one), "
+                        f"got {type(pattern).__name__}")
     kept, changes = [], []
     for m in messages:
         if pattern.search(m.content):
@@ -127,6 +130,7 @@ def message_records(messages: list[Message], memory_type: str = "message") -> li
 
 def position(messages: list[Message], id: str) -> int:
     """Where the message ``id`` is in ``messages``; an unknown id is a clear KeyError."""
+    require_text("id", id)
     for i, m in enumerate(messages):
         if m.id == id:
             return i

@@ -176,6 +176,7 @@ class SummaryMemory:
 
         Retention calls this; an unknown id is a clear KeyError.
         """
+        require_text("id", id)
         if id == SUMMARY_ID:
             change, self.summary = Change("DELETE", id, self.summary, reason=reason), ""
         elif id in self.pin_ids:
