@@ -45,11 +45,11 @@ def test_as_of_answers_what_was_true_then():
 
 def test_old_values_are_closed_not_erased_with_provenance(scenario):
     mem = feed(EntityMemory(), scenario)
-    db = [f for f in mem.history if f.attribute == "database"]
+    db = [f for f in mem.values if f.attribute == "database"]
     assert [(f.value, f.valid_from, f.valid_to) for f in db] == [("PostgreSQL", 3, 17), ("MySQL", 17, None)]
     assert (db[0].since, db[0].until) == (scenario.timestamp(3), scenario.timestamp(17))
     assert db[1].since == scenario.timestamp(17) and db[1].until is None
-    assert all(0.7 <= f.confidence <= 1 for f in mem.history)
+    assert all(0.7 <= f.confidence <= 1 for f in mem.values)
 
 
 def test_the_full_history_replays_every_turn_exactly(scenario):
@@ -77,7 +77,7 @@ def test_restating_a_value_is_not_a_change_and_going_back_is():
     mem = EntityMemory()
     mem.extract_and_store("We use PostgreSQL.", 1)
     mem.extract_and_store("we use postgresql", 2)
-    assert mem.get_changelog() == [] and mem.history[0].valid_from == 1 and len(mem.history) == 1
+    assert mem.get_changelog() == [] and mem.values[0].valid_from == 1 and len(mem.values) == 1
     mem.extract_and_store("Let's switch to MySQL instead.", 3)
     mem.extract_and_store("Let's switch back to PostgreSQL instead.", 9)
     assert [(c["old"], c["new"], c["turn"]) for c in mem.get_changelog()] == [("PostgreSQL", "MySQL", 3),
@@ -90,11 +90,11 @@ def test_add_follows_the_protocol_and_only_mines_the_user():
     mem = EntityMemory()
     assert isinstance(mem, Memory) and mem.context() == [] and mem.context("database") == []
     mem.add("assistant", "Let's use MongoDB instead.")
-    assert mem.history == [] and mem.last_turn == 1
+    assert mem.values == [] and mem.last_turn == 1
     mem.add("user", "For the database I want PostgreSQL.")
     assert mem.context() == [{"role": "system", "content": "Known facts:\n[Project] database: PostgreSQL"}]
-    assert mem.history[0].valid_from == 2
-    assert mem.history[0].since == ManualClock()()   # the default clock, never the wall clock
+    assert mem.values[0].valid_from == 2
+    assert mem.values[0].since == ManualClock()()   # the default clock, never the wall clock
 
 
 def test_relevance_filter_when_the_store_is_large(scenario):
@@ -167,7 +167,7 @@ def test_llm_extraction_and_the_confidence_filter():
         {"entity": "User", "attribute": "name", "value": "Dana", "confidence": 0.95}]}))
     mem = EntityMemory(llm=unsure)
     mem.extract_and_store("Maybe MongoDB? I'm Dana.", 1)
-    assert mem.entities == {"User": {"name": "Dana"}} and mem.history[0].confidence == 0.95
+    assert mem.entities == {"User": {"name": "Dana"}} and mem.values[0].confidence == 0.95
     trusting = EntityMemory(llm=unsure, min_confidence=0.3)
     trusting.extract_and_store("Maybe MongoDB? I'm Dana.", 1)
     assert trusting.entities["Project"] == {"database": "MongoDB"}
@@ -212,8 +212,8 @@ def test_state_round_trip_is_exact_and_json(scenario):
     stamp = datetime(2026, 5, 1, 12, 0)
     mem.extract_and_store("Let's switch to SQLite instead.", 31, timestamp=stamp)
     again = EntityMemory.from_state(json.loads(json.dumps(mem.to_state())))
-    mysql = next(f for f in again.history if f.value == "MySQL")
-    assert again.history[-1].since == stamp and (mysql.valid_to, mysql.until) == (31, stamp)
+    mysql = next(f for f in again.values if f.value == "MySQL")
+    assert again.values[-1].since == stamp and (mysql.valid_to, mysql.until) == (31, stamp)
 
 
 # ------------------------------------------------ notebook 04: the view, the plot, the checkers
@@ -248,7 +248,7 @@ def test_plot_validity_draws_one_bar_per_value(scenario):
     memory = feed(EntityMemory(), scenario)
     fig = plot_validity(memory, last_turn=30)
     ax = fig.axes[0]
-    assert len(ax.patches) == len(memory.history)
+    assert len(ax.patches) == len(memory.values)
     widths = sorted((p.get_x(), p.get_width()) for p in ax.patches if p.get_x() in (3, 17))
     assert (3, 14) in widths and (17, 14) in widths   # PostgreSQL 3-17, MySQL 17-end
 

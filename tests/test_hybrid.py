@@ -116,7 +116,7 @@ def test_trace_accounts_for_every_candidate(scenario):
     assert trace.messages == mgr.assemble_prompt(scenario.turns[28].content)
     system = trace.messages[0]["content"]
     facts = [c for c in trace.candidates if c.source == "fact"]
-    assert len(facts) == len(mgr.entities.facts())
+    assert len(facts) == len(mgr.entity.facts())
     assert trace.kept("fact") and trace.dropped("fact"), "a tight budget keeps some facts and drops others"
     for c in trace.candidates:
         assert c.reason and c.tokens >= 0
@@ -218,10 +218,10 @@ def test_the_tiers_share_one_clock_also_after_a_reload():
     from teachmem import ManualClock
     clock = ManualClock(datetime(2026, 5, 1))
     mgr = HybridMemoryManager(clock=clock)
-    assert mgr.entities.clock is mgr.longterm.clock is mgr.clock is clock
+    assert mgr.entity.clock is mgr.longterm.clock is mgr.clock is clock
     mgr.add("user", "I live in Lisbon")
     copy = HybridMemoryManager.from_state(json.loads(json.dumps(mgr.to_state())))
-    assert copy.entities.clock is copy.longterm.clock and copy.clock() == clock()
+    assert copy.entity.clock is copy.longterm.clock and copy.clock() == clock()
     for memory in (mgr, copy):
         memory.add("user", "I moved to Porto")
-    assert mgr.entities.history[-1].since == copy.entities.history[-1].since == datetime(2026, 5, 1)
+    assert mgr.entity.values[-1].since == copy.entity.values[-1].since == datetime(2026, 5, 1)
