@@ -1,6 +1,5 @@
 """EntityMemory: triples, recency, changelog, temporal validity, relevance, LLM extraction, bad input."""
 import json
-import warnings
 from datetime import datetime
 
 import pytest
@@ -277,3 +276,66 @@ def logs_every_restatement(store, changelog, entity, attribute, value, turn):
 ], ids=["apply_fact", "value_at"])
 def test_checkers_pass_the_solution_and_fail_wrong_answers(checker, solution, wrongs, capsys):
     proves_checker(checker, solution, wrongs, capsys)
+
+
+# ------------------------------------------------ writes say what they changed; facts by id
+def test_writes_return_their_changes_with_spans():
+    mem = EntityMemory()
+    said = "We're building with React and PostgreSQL"
+    changes = mem.extract_and_store(said, turn_number=1)
+    assert [(c.event, c.id, c.text) for c in changes] == [("ADD", "e1", "Project.framework = React"),
+                                                          ("ADD", "e2", "Project.database = PostgreSQL")]
+    assert [said[slice(*c.span)] for c in changes] == ["React", "PostgreSQL"]
+    switch = "Actually, let's switch to MySQL instead"
+    [update] = mem.add("user", switch, turn=12)
+    assert (update.event, update.id, update.text, update.previous) == (
+        "UPDATE", "e2", "Project.database = MySQL", "Project.database = PostgreSQL")
+    assert "turn 12" in update.reason and switch[slice(*update.span)] == "MySQL"
+    [again] = mem.add("user", "we use mysql", turn=13)
+    assert (again.event, again.id, again.previous) == ("NOOP", "e2", None) and "since turn 12" in again.reason
+    assert mem.add("assistant", "Let's switch to SQLite instead.", turn=14) == []
+
+
+def test_facts_have_stable_ids_with_get_update_delete_history():
+    mem = seed_example()
+    assert mem.get("e2").value == "MySQL" and mem.get("e2").line == "Project.database = MySQL"
+    assert [(f.value, f.valid_from, f.valid_to) for f in mem.history("e2")] == [("PostgreSQL", 1, 12),
+                                                                              ("MySQL", 12, None)]
+    [change] = mem.update("e3", "OAuth")
+    assert (change.event, change.id, change.previous) == ("UPDATE", "e3", "API.auth_method = JWT")
+    assert mem.entities["API"] == {"auth_method": "OAuth"} and len(mem.history("e3")) == 2
+    [gone] = mem.delete("e1")
+    assert (gone.event, gone.id, gone.text) == ("DELETE", "e1", "Project.framework = React")
+    assert "framework" not in mem.entities["Project"] and mem.history("e1")[-1].valid_to == 12
+    with pytest.raises(KeyError, match="e1.*deleted"):
+        mem.get("e1")
+    with pytest.raises(KeyError, match="no fact with id 'e9'"):
+        mem.history("e9")
+    for call in (lambda: mem.get("e9"), lambda: mem.update("e9", "x"), lambda: mem.delete("e9")):
+        with pytest.raises(KeyError, match="e9"):
+            call()
+    # A new fact after a reload gets a new id, never one already given.
+    again = EntityMemory.from_state(json.loads(json.dumps(mem.to_state())))
+    assert again.history("e2") == mem.history("e2")
+    [new] = again.extract_and_store("The launch date is March 3.", 13)
+    assert new.id == "e4"
+
+
+def test_a_state_saved_without_ids_gets_one_id_per_fact():
+    state = seed_example().to_state()
+    for record in state["history"]:
+        del record["id"]
+    del state["next_id"]
+    again = EntityMemory.from_state(state)
+    assert [f.id for f in again.values] == ["e1", "e2", "e3", "e2"]
+    assert [f.value for f in again.history("e2")] == ["PostgreSQL", "MySQL"]
+
+
+def test_erase_removes_every_value_the_pattern_matches():
+    import re
+    mem = seed_example()
+    changes = mem.erase(re.compile(r"postgre\s*sql", re.IGNORECASE))
+    assert [(c.event, c.id, c.text) for c in changes] == [("DELETE", "e2", "Project.database = PostgreSQL")]
+    assert "PostgreSQL" not in json.dumps(mem.to_state()) and "PostgreSQL" not in str(mem.get_changelog())
+    assert mem.entities["Project"]["database"] == "MySQL"
+    assert mem.erase(re.compile("nothing like this")) == []

@@ -142,8 +142,7 @@ def shared_words(query: str | None, text: str) -> int:
     """How many distinct content words ``query`` and ``text`` share: the one overlap rule.
 
     An entity fact is relevant to a question when they share words ("tests"
-    meets "test_framework"); no query shares nothing.
-
-    Taught in notebooks/04_entity_memory.ipynb and notebooks/06_hybrid_manager.ipynb.
+    meets "test_framework"); no query shares nothing. ``EntityMemory.get_relevant``
+    and the hybrid manager's fact ranking both use it.
     """
     return len(set(content_words(query)) & set(content_words(text))) if query else 0

@@ -56,17 +56,14 @@ class FactValue:
 
 def fact_table(facts) -> dict[str, dict[str, str]]:
     """Facts as ``{entity: {attribute: value}}``: entities in order of appearance, attributes sorted,
-    so the same facts print the same way whatever order they were said in.
-
-    Taught in notebooks/04_entity_memory.ipynb.
-    """
+    so the same facts print the same way whatever order they were said in."""
     table: dict[str, dict[str, str]] = {}
     for f in facts:
         table.setdefault(f.entity, {})[f.attribute] = f.value
     return {entity: dict(sorted(attrs.items())) for entity, attrs in table.items()}
 
 
-def locate(value: str, message: str) -> tuple[int, int] | None:
+def _locate(value: str, message: str) -> tuple[int, int] | None:
     """Where ``value``'s words stand in ``message`` (any case, any spacing), or None."""
     words = value.split()
     found = re.search(r"\s+".join(map(re.escape, words)), message, re.IGNORECASE) if words else None
@@ -123,7 +120,7 @@ class EntityMemory:
         when = require_datetime("timestamp", timestamp) or self.clock()
         # Extract before touching the store: if the model's reply is unreadable, nothing changes.
         triples = self.extract(message) if message.strip() else []
-        changes = [c for t in triples for c in self.store(t, turn_number, when, span=locate(t.value, message))]
+        changes = [c for t in triples for c in self.store(t, turn_number, when, span=_locate(t.value, message))]
         self.last_turn = turn_number
         return changes
 
@@ -141,8 +138,8 @@ class EntityMemory:
         # A contradiction: the newer statement wins; the old value is closed, not erased.
         self._close(old, turn, when)
         self.values.append(replace(new, id=old.id))
-        return [Change("UPDATE", old.id, new.line, previous=old.line,
-                       reason=reason or f"a newer statement at turn {turn} replaces turn {old.valid_from}'s", span=span)]
+        why = reason or f"a newer statement at turn {turn} replaces turn {old.valid_from}'s"
+        return [Change("UPDATE", old.id, new.line, previous=old.line, reason=why, span=span)]
 
     def _close(self, value: FactValue, turn: int, when: datetime | None) -> None:
         self.values[self.values.index(value)] = replace(value, valid_to=turn, until=when)
@@ -190,9 +187,8 @@ class EntityMemory:
 
     def erase(self, pattern: re.Pattern) -> list[Change]:
         """Remove every value (current or old) whose entity, attribute or value ``pattern`` matches."""
-        hit = [any(pattern.search(x) for x in (f.entity, f.attribute, f.value, f.line)) for f in self.values]
-        gone = [f for f, h in zip(self.values, hit) if h]
-        self.values = [f for f, h in zip(self.values, hit) if not h]
+        gone = [f for f in self.values if any(pattern.search(x) for x in (f.entity, f.attribute, f.value, f.line))]
+        self.values = [f for f in self.values if all(f is not g for g in gone)]
         return [Change("DELETE", f.id, f.line, reason="erased" + (" (an old value)" if f.valid_to else ""))
                 for f in gone]
 
@@ -227,7 +223,8 @@ class EntityMemory:
         """Every change of value up to turn ``as_of``, oldest first: ``{turn, entity, attribute, old, new}``."""
         if as_of is not None:
             require_int_at_least("as_of", as_of, 1)
-        log, previous = [], {}
+        log: list[dict] = []
+        previous: dict[tuple[str, str], str] = {}
         for f in self.values:
             key = (f.entity, f.attribute)
             if key in previous and (as_of is None or f.valid_from <= as_of):

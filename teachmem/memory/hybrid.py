@@ -115,17 +115,17 @@ class PromptTrace:
         return "\n".join(lines)
 
 
-def naive_utc(when: datetime | None) -> datetime | None:
+def _naive_utc(when: datetime | None) -> datetime | None:
     """A timezone-aware time as naive UTC, the one kind every tier compares."""
     return when.astimezone(timezone.utc).replace(tzinfo=None) if when and when.tzinfo else when
 
 
-def snapshot(tier) -> dict:
+def _snapshot(tier) -> dict:
     """A tier's attributes, lists and dicts copied: enough to undo a write that appends or replaces."""
     return {k: v.copy() if isinstance(v, (list, dict)) else v for k, v in vars(tier).items()}
 
 
-def tier_changes(tier: str, changes) -> list[Change]:
+def _tier_changes(tier: str, changes) -> list[Change]:
     """A tier's Changes, each id prefixed with the tier ("entity:e2")."""
     return [replace(c, id=f"{tier}:{c.id}") for c in changes or []]
 
@@ -172,14 +172,14 @@ class HybridMemoryManager:
         require_role("role", role)
         require_text("content", content, allow_empty=True)
         turn = require_turn("turn", turn, self.last_turn)
-        when = naive_utc(require_datetime("timestamp", timestamp))
+        when = _naive_utc(require_datetime("timestamp", timestamp))
         # A fixed length rule keeps every long message; asking the model how much a message
         # matters keeps "I prefer pytest" and skips a long "haha, not now".
         importance = score_importance(self.llm, content[:IMPORTANCE_CHARS]) if role == "user" else 0.0
-        undo = [(tier, snapshot(tier)) for tier in (self.window, self.entity)]
+        undo = [(tier, _snapshot(tier)) for tier in (self.window, self.entity)]
         try:
-            changes = tier_changes("window", self.window.add(role, content, turn=turn, timestamp=when))
-            changes += tier_changes("entity", self.entity.add(role, content, turn=turn, timestamp=when))
+            changes = _tier_changes("window", self.window.add(role, content, turn=turn, timestamp=when))
+            changes += _tier_changes("entity", self.entity.add(role, content, turn=turn, timestamp=when))
             if content.strip() and importance >= self.min_importance:   # an empty message is no memory
                 changes += self._keep(content, importance, when, turn)
         except Exception:
@@ -197,7 +197,7 @@ class HybridMemoryManager:
         """Keep a message in the long-term tier."""
         stored = self.longterm.store(content, "message", importance, when, turn=turn)
         if isinstance(stored, list):
-            return tier_changes("longterm", stored)
+            return _tier_changes("longterm", stored)
         return [Change("ADD", f"longterm:s{stored}", content, reason=f"importance {importance:g}")]
 
     def erase(self, pattern: re.Pattern) -> list[Change]:
@@ -205,7 +205,7 @@ class HybridMemoryManager:
 
         Taught in notebooks/09_persistence_and_governance.ipynb.
         """
-        return [c for name in TIERS for c in tier_changes(name, getattr(self, name).erase(pattern))]
+        return [c for name in TIERS for c in _tier_changes(name, getattr(self, name).erase(pattern))]
 
     def forget(self, text_or_pattern: str | re.Pattern) -> list[Change]:
         """Forget a text (any spacing, any case) or a ``re`` pattern in every tier; what was removed.
@@ -286,7 +286,7 @@ class HybridMemoryManager:
         def with_block(lines):
             return f"{system}\n\n{fenced(header, lines)}" if lines else system
 
-        cap, lines = trace.caps[source], []
+        cap, lines = trace.caps[source], list[str]()
         base = before = self.count_tokens(system)
         for turn, line, scores in candidates:
             after = self.count_tokens(with_block(lines + [line]))
