@@ -9,8 +9,8 @@ from teachmem.llm import ExtractionError, ExtractionWarning, Usage
 from teachmem.lab.replay import feed
 
 
-def seed_example(**kwargs) -> EntityMemory:
-    """Seed 000's example, unchanged apart from the import."""
+def first_example(**kwargs) -> EntityMemory:
+    """The first example of notebooks/04_entity_memory.ipynb: three statements, one change of database."""
     mem = EntityMemory(**kwargs)
     mem.extract_and_store("We're building with React and PostgreSQL", turn_number=1)
     mem.extract_and_store("Authentication will use JWT tokens", turn_number=5)
@@ -18,27 +18,27 @@ def seed_example(**kwargs) -> EntityMemory:
     return mem
 
 
-SEED_FACTS = "[Project] database: MySQL, framework: React\n[API] auth_method: JWT"
-SEED_CHANGELOG = [{"turn": 12, "entity": "Project", "attribute": "database", "old": "PostgreSQL", "new": "MySQL"}]
+FIRST_FACTS = "[Project] database: MySQL, framework: React\n[API] auth_method: JWT"
+FIRST_CHANGELOG = [{"turn": 12, "entity": "Project", "attribute": "database", "old": "PostgreSQL", "new": "MySQL"}]
 
 
-def test_seed_example_prints_what_the_seed_promises(capsys):
-    mem = seed_example()
+def test_the_first_example_prints_its_facts_and_changelog(capsys):
+    mem = first_example()
     print(mem.get_relevant())
     print(mem.get_changelog())
-    assert capsys.readouterr().out == SEED_FACTS + "\n" + repr(SEED_CHANGELOG) + "\n"
+    assert capsys.readouterr().out == FIRST_FACTS + "\n" + repr(FIRST_CHANGELOG) + "\n"
     assert mem.entities == {"Project": {"database": "MySQL", "framework": "React"}, "API": {"auth_method": "JWT"}}
 
 
 def test_as_of_answers_what_was_true_then():
-    mem = seed_example()
+    mem = first_example()
     assert mem.as_of(0) == {}
     for turn in (1, 4):
         assert mem.as_of(turn) == {"Project": {"database": "PostgreSQL", "framework": "React"}}
     assert mem.as_of(11) == {"Project": {"database": "PostgreSQL", "framework": "React"},
                              "API": {"auth_method": "JWT"}}
     assert mem.as_of(12) == mem.as_of(99) == mem.entities
-    assert mem.get_changelog(as_of=11) == [] and mem.get_changelog(as_of=12) == SEED_CHANGELOG
+    assert mem.get_changelog(as_of=11) == [] and mem.get_changelog(as_of=12) == FIRST_CHANGELOG
     assert mem.get_relevant(as_of=4) == "[Project] database: PostgreSQL, framework: React"
 
 
@@ -115,7 +115,7 @@ def test_relevance_filter_when_the_store_is_large(scenario):
 @pytest.mark.parametrize("content", ["", "   \n\t", "😅🎉🔥🙏", "x" * 100_000,
                                      "blah " * 20_000 + "We use PostgreSQL."])
 def test_junk_messages_give_no_facts_and_no_crash(content):
-    mem = seed_example()
+    mem = first_example()
     before = mem.to_state()
     mem.extract_and_store(content, 13)
     mem.add("user", content, turn=14)
@@ -141,7 +141,7 @@ class FakeLLM:
 @pytest.mark.parametrize("reply", ["not json at all {", '{"triples": "MySQL"}', "[1, 2]",
                                    '{"triples": [{"entity": "Project", "value": "MySQL"}]}'])
 def test_malformed_json_raises_or_warns_and_the_store_is_untouched(reply):
-    mem = seed_example()
+    mem = first_example()
     mem.llm = FakeLLM(reply)
     before = mem.to_state()
     with pytest.raises(ExtractionError):
@@ -158,8 +158,8 @@ def test_malformed_json_raises_or_warns_and_the_store_is_untouched(reply):
 
 def test_llm_extraction_and_the_confidence_filter():
     llm = OfflineLLM()
-    mem = seed_example(llm=llm)
-    assert mem.get_relevant() == SEED_FACTS and mem.get_changelog() == SEED_CHANGELOG
+    mem = first_example(llm=llm)
+    assert mem.get_relevant() == FIRST_FACTS and mem.get_changelog() == FIRST_CHANGELOG
     assert llm.usage.calls == 3 and llm.usage.prompt_tokens > 0
     unsure = FakeLLM(json.dumps({"triples": [
         {"entity": "Project", "attribute": "database", "value": "MongoDB", "confidence": 0.4},
@@ -182,7 +182,7 @@ def test_bad_constructor_arguments_name_the_argument(kwargs, error, name):
 
 
 def test_bad_calls_name_the_argument_and_change_nothing():
-    mem = seed_example()
+    mem = first_example()
     before = mem.to_state()
     with pytest.raises(ValueError, match="turn_number"):
         mem.extract_and_store("We use SQLite.", 11)        # turn 12 was already stored
@@ -297,7 +297,7 @@ def test_writes_return_their_changes_with_spans():
 
 
 def test_facts_have_stable_ids_with_get_update_delete_history():
-    mem = seed_example()
+    mem = first_example()
     assert mem.get("e2").value == "MySQL" and mem.get("e2").line == "Project.database = MySQL"
     assert [(f.value, f.valid_from, f.valid_to) for f in mem.history("e2")] == [("PostgreSQL", 1, 12),
                                                                               ("MySQL", 12, None)]
@@ -322,7 +322,7 @@ def test_facts_have_stable_ids_with_get_update_delete_history():
 
 
 def test_a_state_saved_without_ids_gets_one_id_per_fact():
-    state = seed_example().to_state()
+    state = first_example().to_state()
     for record in state["history"]:
         del record["id"]
     del state["next_id"]
@@ -333,7 +333,7 @@ def test_a_state_saved_without_ids_gets_one_id_per_fact():
 
 def test_erase_removes_every_value_the_pattern_matches():
     import re
-    mem = seed_example()
+    mem = first_example()
     changes = mem.erase(re.compile(r"postgre\s*sql", re.IGNORECASE))
     assert [(c.event, c.id, c.text) for c in changes] == [("DELETE", "e2", "Project.database = PostgreSQL")]
     assert "PostgreSQL" not in json.dumps(mem.to_state()) and "PostgreSQL" not in str(mem.get_changelog())

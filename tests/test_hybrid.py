@@ -1,4 +1,4 @@
-"""HybridMemoryManager: seed 000's behaviour, the budget it never exceeds, the trace, the fence."""
+"""HybridMemoryManager: the first example, the budget it never exceeds, the trace, the fence."""
 import json
 import string
 
@@ -13,8 +13,8 @@ from teachmem.lab.replay import feed
 from teachmem.core.tokens import count_message_tokens
 
 
-def seed_example():
-    """Seed 000's example, word for word."""
+def first_example():
+    """The first example of notebooks/06_hybrid_manager.ipynb, word for word."""
     mgr = HybridMemoryManager(token_budget=3500)
     mgr.add_message("user", "I'm building a SaaS dashboard with React and PostgreSQL", turn=1)
     mgr.add_message("assistant", "Great stack! Let's plan the architecture.", turn=2)
@@ -26,8 +26,8 @@ def seed_example():
     return mgr, prompt
 
 
-def test_seed_example_runs_unchanged():
-    mgr, prompt = seed_example()
+def test_the_first_example_packs_facts_and_window():
+    mgr, prompt = first_example()
     assert prompt[0]["role"] == "system" and prompt[0]["content"].startswith(DEFAULT_SYSTEM_PROMPT)
     assert "PostgreSQL" in prompt[0]["content"]
     assert any("pytest" in m["content"] for m in prompt)
@@ -74,7 +74,7 @@ def test_bad_settings_are_refused(kwargs, message):
 
 
 def test_bad_messages_change_nothing():
-    mgr, _ = seed_example()
+    mgr, _ = first_example()
     before, calls = mgr.to_state(), mgr.llm.usage.calls
     with pytest.raises(ValueError, match="role must be one of"):
         mgr.add_message("robot", "I prefer Go", turn=51)

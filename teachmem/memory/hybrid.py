@@ -173,8 +173,9 @@ class HybridMemoryManager:
         require_text("content", content, allow_empty=True)
         turn = require_turn("turn", turn, self.last_turn)
         when = _naive_utc(require_datetime("timestamp", timestamp))
-        # A fixed length rule keeps every long message; asking the model how much a message
-        # matters keeps "I prefer pytest" and skips a long "haha, not now".
+        # Asking the model how much a message matters keeps "I prefer pytest" and skips a
+        # long "haha, not now", where a length rule would do the opposite. The model sees
+        # the head of a long message: that says what it is about, and costs no more to judge.
         importance = score_importance(self.llm, content[:IMPORTANCE_CHARS]) if role == "user" else 0.0
         undo = [(tier, _snapshot(tier)) for tier in (self.window, self.entity)]
         try:
@@ -201,10 +202,7 @@ class HybridMemoryManager:
         return [Change("ADD", f"longterm:s{stored}", content, reason=f"importance {importance:g}")]
 
     def erase(self, pattern: re.Pattern) -> list[Change]:
-        """Remove every copy of what ``pattern`` matches from every tier; their Changes, ids prefixed.
-
-        Taught in notebooks/09_persistence_and_governance.ipynb.
-        """
+        """Remove every copy of what ``pattern`` matches from every tier; their Changes, ids prefixed."""
         return [c for name in TIERS for c in _tier_changes(name, getattr(self, name).erase(pattern))]
 
     def forget(self, text_or_pattern: str | re.Pattern) -> list[Change]:
