@@ -89,7 +89,7 @@ def noor_time(scenario, turn):
 
 
 def tiers_of(app):
-    return [(f"hybrid.{n}", getattr(app.hybrid, n)) for n in ("window", "entities", "longterm")] + \
+    return [(f"hybrid.{n}", getattr(app.hybrid, n)) for n in ("window", "entity", "longterm")] + \
         [(n, getattr(app, n)) for n in ("buffer", "summary", "recent", "shared")]
 
 
@@ -103,11 +103,11 @@ def test_provenance_covers_every_tier_with_source_time_confidence_and_pii(noor):
     app = assistant(noor)
     records = provenance(app)
     tiers = {r.tier for r in records}
-    assert tiers == {"hybrid.window", "hybrid.entities", "hybrid.longterm", "buffer", "summary", "recent", "shared"}
+    assert tiers == {"hybrid.window", "hybrid.entity", "hybrid.longterm", "buffer", "summary", "recent", "shared"}
     for r in records:
         if r.memory_type == "message":
             assert r.source_turn is not None and r.observed_at is not None and r.confidence == 1.0
-        if r.tier == "hybrid.entities":
+        if r.tier == "hybrid.entity":
             assert r.source_turn >= 1 and r.observed_at is not None and 0 < r.confidence <= 1
     phone = [r for r in records if "07700 900123" in r.text]
     assert phone and all(r.pii == ("phone",) for r in phone)
@@ -131,7 +131,7 @@ def test_retention_removes_what_expired_by_the_simulated_clock(noor):
     assert {r.memory_type for r in gone} == {"message"}
     left = provenance(app)
     assert not [r for r in left if r.memory_type == "message"]
-    assert [r for r in left if r.tier == "hybrid.entities"]        # facts: kept forever
+    assert [r for r in left if r.tier == "hybrid.entity"]        # facts: kept forever
     assert app.buffer.context() == [] and app.hybrid.window.all_messages == []
 
 
@@ -298,7 +298,7 @@ def test_a_fresh_tool_result_overrides_stale_memory_in_the_prompt():
     assert changes == [{"key": ("Project", "database"), "old": "PostgreSQL", "new": "MySQL", "source": "tool"}]
     system = manager.assemble_prompt("Which database do we use?")[0]["content"]
     assert '"Project.database = MySQL (since turn 10, was PostgreSQL)"' in system
-    assert manager.entities.as_of(9)["Project"]["database"] == "PostgreSQL"
+    assert manager.entity.as_of(9)["Project"]["database"] == "PostgreSQL"
     stale = Observation(("Project", "database"), "SQLite", "tool", scenario.timestamp(1))
     assert apply_fresh(manager, [stale], turn=10) == []           # an older tool result changes nothing
 
@@ -422,8 +422,8 @@ def test_forget_reaches_every_tier_of_the_hybrid_manager(tmp_path):
     assert "PostgreSQL" in json.dumps(manager.context("which database?"))
     audit = forget(manager, "PostgreSQL", db, user_id="maya")
     assert audit.clean and [t.tier for t in audit.tiers] == [
-        "window", "entities", "longterm", "manager (other state)", "database", "database file bytes"]
-    assert all(t.removed for t in audit.tiers if t.tier in ("window", "entities", "longterm", "database"))
+        "window", "entity", "longterm", "manager (other state)", "database", "database file bytes"]
+    assert all(t.removed for t in audit.tiers if t.tier in ("window", "entity", "longterm", "database"))
     assert "postgresql" not in json.dumps(manager.context("which database?")).lower()
-    assert manager.entities.get_changelog() == []
+    assert manager.entity.get_changelog() == []
     assert db.load(user_id="maya").context("which database?") == manager.context("which database?")

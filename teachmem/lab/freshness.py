@@ -108,13 +108,13 @@ def apply_fresh(memory, observations: Iterable[Observation], *, turn: int) -> li
     changes = []
     for tier in _entity_tiers(memory):
         winners = reconcile(memory_observations(tier) + observations)
-        current = {(f.entity, f.attribute): i for i, f in enumerate(tier.history) if f.valid_to is None}
+        current = {(f.entity, f.attribute): i for i, f in enumerate(tier.values) if f.valid_to is None}
         for key, obs in winners.items():
-            old = tier.history[current[key]] if key in current else None
+            old = tier.values[current[key]] if key in current else None
             if obs.source == "memory" or (old and old.value.casefold() == obs.value.casefold()):
                 continue
             if old:
-                tier.history[current[key]] = replace(old, valid_to=turn, until=obs.observed_at)
-            tier.history.append(FactValue(key[0], key[1], obs.value, turn, 1.0, obs.observed_at))
+                tier.values[current[key]] = replace(old, valid_to=turn, until=obs.observed_at)
+            tier.values.append(FactValue(key[0], key[1], obs.value, turn, 1.0, obs.observed_at))
             changes.append({"key": key, "old": old.value if old else None, "new": obs.value, "source": obs.source})
     return changes

@@ -100,11 +100,11 @@ def plot_validity(memory, last_turn: int) -> Figure:
 
     Taught in notebooks/04_entity_memory.ipynb.
     """
-    keys = list(dict.fromkeys((f.entity, f.attribute) for f in memory.history))
+    keys = list(dict.fromkeys((f.entity, f.attribute) for f in memory.values))
     fig, ax = figure(8, 0.45 * len(keys) + 1.2)
     colours = plt.get_cmap("tab10")
     for row, key in enumerate(keys):
-        values = [f for f in memory.history if (f.entity, f.attribute) == key]
+        values = [f for f in memory.values if (f.entity, f.attribute) == key]
         for i, f in enumerate(values):
             end = f.valid_to if f.valid_to is not None else last_turn + 1
             ax.barh(row, end - f.valid_from, left=f.valid_from, color=colours(i % 10), alpha=0.75)
