@@ -24,7 +24,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 PACKAGE = ROOT / "teachmem"
 LIMIT = 600
-MODEL_PACKAGE = "teachmem.llm"
+MODEL = "llm"   # the model package, teachmem.llm
 NOT_STRATEGIES = {"__init__", "message"}
 IMPORT_ERRORS = {"ImportError", "ModuleNotFoundError"}
 
@@ -96,9 +96,10 @@ def _base(node: ast.ImportFrom, importer: str, is_package: bool) -> str:
     return ".".join(base + ([node.module] if node.module else []))
 
 
-def imports(path: Path, package: Path = PACKAGE) -> list[Import]:
-    """Every import of the module at ``path``, each name resolved to the module it comes from."""
-    known = modules(package)
+def imports(path: Path, package: Path = PACKAGE, known: dict[str, Path] | None = None) -> list[Import]:
+    """Every import of the module at ``path``, each name resolved to the module it comes from
+    (``known``: the package's modules, when the caller already has them)."""
+    known = modules(package) if known is None else known
     importer = module_name(path, package)
     collector = _Imports()
     collector.visit(ast.parse(path.read_text(), str(path)))
@@ -121,7 +122,7 @@ def graph(package: Path = PACKAGE) -> dict[str, set[str]]:
     edges = {}
     for name, path in known.items():
         targets = set()
-        for imp in imports(path, package):
+        for imp in imports(path, package, known):
             # ``import teachmem.core.words`` names that module; a name it does not know (a typo,
             # or a module that is not there) is left to Python to report.
             while imp.target and imp.target not in known and "." in imp.target:
@@ -138,14 +139,15 @@ def strategies(package: Path = PACKAGE) -> list[str]:
     return [module_name(p, package) for p in sorted(memory.glob("*.py")) if p.stem not in NOT_STRATEGIES]
 
 
-def pulled_in(strategy: str, package: Path = PACKAGE) -> list[str]:
+def pulled_in(strategy: str, package: Path = PACKAGE, edges: dict[str, set[str]] | None = None) -> list[str]:
     """The modules a learner reads for ``strategy``: itself and what it imports, transitively,
-    other strategies and the model package aside."""
-    edges, others = graph(package), set(strategies(package)) - {strategy}
+    other strategies and the model package aside (``edges``: the import graph, if already read)."""
+    edges = graph(package) if edges is None else edges
+    others = set(strategies(package)) - {strategy}
     seen, todo = [strategy], [strategy]
     while todo:
         for target in sorted(edges[todo.pop()]):
-            if target not in seen and target not in others and target != MODEL_PACKAGE:
+            if target not in seen and target not in others and target != f"{package.name}.{MODEL}":
                 seen.append(target)
                 todo.append(target)
     return seen
@@ -157,10 +159,10 @@ def lines(path: Path) -> int:
 
 def reading_loads(package: Path = PACKAGE) -> dict[str, tuple[int, list[str]]]:
     """Strategy -> (reading load in lines, the modules counted)."""
-    known = modules(package)
+    known, edges = modules(package), graph(package)
     loads = {}
     for strategy in strategies(package):
-        counted = pulled_in(strategy, package)
+        counted = pulled_in(strategy, package, edges)
         loads[strategy] = (sum(lines(known[m]) for m in counted), counted)
     return loads
 

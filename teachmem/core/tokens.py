@@ -23,8 +23,6 @@ def words_estimator(tokens_per_word: float = TOKENS_PER_WORD) -> TokenCounter:
     >>> count = words_estimator(2)
     >>> count("three short words")
     6
-
-    Taught in notebooks/01_conversation_buffer.ipynb.
     """
     if isinstance(tokens_per_word, bool) or not isinstance(tokens_per_word, (int, float)) \
             or not math.isfinite(tokens_per_word) or tokens_per_word <= 0:
@@ -67,8 +65,6 @@ def from_tokenizer(encode: Callable[[str], Iterable]) -> TokenCounter:
     >>> count = from_tokenizer(lambda text: text.replace(".", " .").split())
     >>> count("Hello there. Bye.")
     5
-
-    Taught in notebooks/01_conversation_buffer.ipynb.
     """
     if not callable(encode):
         raise TypeError(f"encode must be callable, got {type(encode).__name__}")
@@ -100,8 +96,6 @@ def truncate_to_tokens(text: str, max_tokens: int, counter: TokenCounter = estim
     'one two [… truncated 11 tokens]'
     >>> truncate_to_tokens("short enough", 8)
     'short enough'
-
-    Taught in notebooks/02_sliding_window.ipynb.
     """
     if isinstance(max_tokens, bool) or not isinstance(max_tokens, int) or max_tokens < 1:
         raise ValueError(f"max_tokens must be a positive int, got {max_tokens!r}")

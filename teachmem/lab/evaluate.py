@@ -71,8 +71,6 @@ __all__ = ["METRICS", "ProbeResult", "Evaluation", "Scoreboard", "evaluate", "de
 # ------------------------------------------------------------------ running it
 def load_scenarios(scenarios="all") -> list[Scenario]:
     """``"all"`` (every built-in scenario), a name, a path, a ``Scenario``, or a list of those.
-
-    Taught in notebooks/08_evaluate_memory.ipynb.
     """
     if isinstance(scenarios, (str, Path, Scenario)):
         scenarios = list_scenarios() if scenarios == "all" else [scenarios]

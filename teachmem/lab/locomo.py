@@ -148,8 +148,6 @@ def store_retriever(make_store: Callable[[], Any] | None = None) -> Callable[[li
     turn is stored at the same moment with the same importance, so the
     ranking is relevance alone). Retrieved texts are mapped back to turn
     positions; identical texts map to their turns in order.
-
-    Taught in notebooks/08_evaluate_memory.ipynb.
     """
     factory: Callable[[], Any] = SemanticMemoryStore if make_store is None else make_store
 
@@ -189,8 +187,6 @@ def recall_at_k(ranked: Sequence[str], evidence: Iterable[str], k: int) -> float
 @dataclass
 class RecallReport:
     """Evidence recall@k overall and per category, with what was skipped and why.
-
-    Taught in notebooks/08_evaluate_memory.ipynb.
     """
 
     ks: tuple[int, ...]

@@ -102,8 +102,6 @@ class ProbeResult:
 @dataclass(frozen=True)
 class Evaluation:
     """One strategy replayed over one scenario: the raw observations and every metric.
-
-    Taught in notebooks/08_evaluate_memory.ipynb.
     """
 
     strategy: str
@@ -174,9 +172,7 @@ def text_table(header: list[str], rows: list[list], digits: int = 2) -> str:
 
 @dataclass(frozen=True)
 class Scoreboard:
-    """Every strategy × scenario ``Evaluation``, with tables sorted best first.
-
-    Taught in notebooks/08_evaluate_memory.ipynb.
+    """Every strategy × scenario ``Evaluation``, with tables sorted best first: what ``evaluate`` returns.
     """
 
     results: tuple[Evaluation, ...]
