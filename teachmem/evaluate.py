@@ -17,7 +17,7 @@ DESCRIPTION = """\
 Score memory strategies on the built-in scenarios, or measure the evidence
 recall@k of the default SemanticMemoryStore on a LoCoMo file.
 
-Scenario metrics are defined in teachmem.evaluate's docstring.
+Scenario metrics are defined in teachmem.lab.evaluate's docstring.
 
 recall@k: every turn of a LoCoMo conversation is stored as "speaker: text" in
 a fresh SemanticMemoryStore (default settings); each question is the query.

@@ -29,6 +29,7 @@ MAX_FUNCTION_LINES = 60
 MAX_FILE_LINES = 400
 TAUGHT_IN = re.compile(r"Taught in ((?:[^.]|\.(?!\s))*)", re.DOTALL)
 NOTEBOOK_LINK = re.compile(r"notebooks/([\w-]+\.ipynb)")
+DOTTED = re.compile(r"[A-Za-z_]\w*(?:\.\w+)+")
 
 
 def _relative(path: Path, package: Path) -> str:
@@ -253,7 +254,8 @@ def state_wipes(package: Path) -> list[str]:
 
 # ------------------------------------------------------------------ back-links to the notebooks
 def _names_used(notebook: Path) -> set[str]:
-    """Every identifier the notebook's code cells use: names, attributes, imported names."""
+    """Every identifier the notebook's code cells use (names, attributes, imported names), and the
+    dotted path of every module they import (``from teachmem.core import tokens``: teachmem.core.tokens)."""
     used: set[str] = set()
     for cell in json.loads(notebook.read_text())["cells"]:
         if cell["cell_type"] != "code":
@@ -270,8 +272,14 @@ def _names_used(notebook: Path) -> set[str]:
                 used.add(node.id)
             elif isinstance(node, ast.Attribute):
                 used.add(node.attr)
-            elif isinstance(node, ast.alias):
-                used |= set(node.name.split(".")) | ({node.asname} if node.asname else set())
+            elif isinstance(node, ast.Import):
+                used |= {alias.name for alias in node.names}
+            elif isinstance(node, ast.ImportFrom) and node.module:
+                used |= {node.module} | {f"{node.module}.{alias.name}" for alias in node.names}
+            elif isinstance(node, ast.Constant) and isinstance(node.value, str) and DOTTED.fullmatch(node.value):
+                used.add(node.value)       # e.g. [sys.executable, "-m", "teachmem.evaluate"]
+            if isinstance(node, ast.alias):
+                used |= {node.name.split(".")[-1]} | ({node.asname} if node.asname else set())
             elif isinstance(node, ast.keyword) and node.arg:
                 used.add(node.arg)
     return used
@@ -292,7 +300,7 @@ def _defined(tree: ast.Module) -> set[str]:
 def _docstrings(tree: ast.Module, module: str):
     """(the names that count as a use, docstring, line) for the module and every class and function."""
     if ast.get_docstring(tree):
-        yield _defined(tree) | {module.rsplit(".", 1)[-1]}, ast.get_docstring(tree), 1
+        yield _defined(tree) | {module}, ast.get_docstring(tree), 1
     for node in ast.walk(tree):
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and ast.get_docstring(node):
             yield {node.name}, ast.get_docstring(node), node.lineno
@@ -447,10 +455,13 @@ def test_reading_load(tmp_path):
 def test_back_links(tmp_path):
     notebooks = tmp_path / "notebooks"
     notebooks.mkdir()
-    cells = [{"cell_type": "code", "source": ["%matplotlib inline\n", "from pkg import used\n", "used(3).shown()"]},
+    cells = [{"cell_type": "code", "source": ["%matplotlib inline\n", "from pkg import used, c\n", "used(3).shown()\n",
+                                              "b = 2\n", "run(['python', '-m', 'pkg.d'])"]},
              {"cell_type": "markdown", "source": ["not_code is mentioned only in prose"]}]
     (notebooks / "01_x.ipynb").write_text(json.dumps({"cells": cells}))
-    bad = _package(tmp_path / "bad", {"a.py": '''
+    bad = _package(tmp_path / "bad", {"b.py": '''
+        """Only its name is in the notebook, as a variable. Taught in notebooks/01_x.ipynb."""
+        ''', "a.py": '''
         """A module. Taught in notebooks/01_x.ipynb."""
         def not_code():
             """Taught in notebooks/01_x.ipynb."""
@@ -458,8 +469,13 @@ def test_back_links(tmp_path):
             """Taught in notebooks/02_missing.ipynb."""
         '''})
     assert [f.split(": ", 1)[1] for f in broken_back_links(bad, notebooks)] == \
-        ["01_x.ipynb does not use it", "01_x.ipynb does not use it", "no notebook 02_missing.ipynb"]
-    good = _package(tmp_path / "good", {"a.py": '''
+        ["01_x.ipynb does not use it", "01_x.ipynb does not use it", "no notebook 02_missing.ipynb",
+         "01_x.ipynb does not use it"]
+    good = _package(tmp_path / "good", {"c.py": '''
+        """Imported as a module by the notebook. Taught in notebooks/01_x.ipynb."""
+        ''', "d.py": '''
+        """Run with python -m by the notebook. Taught in notebooks/01_x.ipynb."""
+        ''', "a.py": '''
         """A module. Taught in notebooks/01_x.ipynb."""
         def used():
             """Taught in
