@@ -97,3 +97,22 @@ def test_notebooks_are_stored_executed_without_widget_state():
         code = [c for c in nb.cells if c.cell_type == "code"]
         counts = [c.execution_count for c in code]
         assert counts == list(range(1, len(code) + 1)), f"{path.name} is not executed top to bottom"
+
+
+def test_relative_links_in_notebooks_reach_files_that_make_lab_serves():
+    """make lab serves the repository root, so a link such as ../README.md from a notebook opens."""
+    import nbformat
+    links = 0
+    for path in sorted((ROOT / "notebooks").glob("*.ipynb")):
+        nb = nbformat.read(path, as_version=4)
+        for cell in nb.cells:
+            if cell.cell_type != "markdown":
+                continue
+            for target in re.findall(r"\]\(([^)\s]+)\)", cell.source):
+                if re.match(r"[a-z]+:|#", target):
+                    continue            # a web address or an anchor in the same notebook
+                file = (path.parent / target.split("#")[0]).resolve()
+                assert file.exists(), f"{path.name} links to {target}, which does not exist"
+                assert ROOT in file.parents, f"{path.name} links to {target}, outside the served root"
+                links += 1
+    assert links > 0
