@@ -11,11 +11,15 @@ import json
 import re
 import sys
 import textwrap
-import tomllib
 from importlib.metadata import packages_distributions
 from pathlib import Path
 
 import pytest
+
+try:
+    import tomllib
+except ModuleNotFoundError:      # Python 3.10: requirements-test.txt pins tomli there
+    import tomli as tomllib
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tools"))
