@@ -98,9 +98,9 @@ def bytes_per_memory(store: SemanticMemoryStore) -> tuple[float, float]:
     n = len(store.texts)
     arrays = store.table.nbytes()
     index = store.lexical
-    postings = sum(a.itemsize * len(a) for d in (index._docs, index._tfs) for a in d.values())
+    postings = sum(a.itemsize * len(a) for d in (index.docs, index.tfs) for a in d.values())
     python = sum(sys.getsizeof(t) for t in store.texts) + sum(sys.getsizeof(m) for m in store.metadata)
-    return arrays / n, (arrays + postings + index._length.itemsize * n + python) / n
+    return arrays / n, (arrays + postings + index.length.itemsize * n + python) / n
 
 
 def run(n: int) -> dict:

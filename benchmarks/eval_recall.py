@@ -34,7 +34,7 @@ from recall_conversations import CONVERSATIONS  # noqa: E402
 from teachmem.core.embed import BagOfWordsEmbedder, RandomEmbedder, SubwordEmbedder  # noqa: E402
 from teachmem.core.words import content_words  # noqa: E402
 from teachmem.memory.semantic import SemanticMemoryStore  # noqa: E402
-from teachmem.core.scoring import BM25Index  # noqa: E402
+from teachmem.core.bm25 import BM25Index  # noqa: E402
 
 
 def _bm25_ranker(tokenize):

@@ -1,48 +1,148 @@
 """Semantic long-term memory: store moments, find them by meaning, let them fade.
 
-A query ranks every memory at once by seed 000's score, relevance ×
-importance × ``decay_rate ** whole_days_old``. Relevance blends BM25 word
-matching with subword-vector cosine, and a conversation turn inherits part
-of the relevance of the turn before it (answers rarely repeat the question's
-words). A *fact* (``memory_type="fact"``) has a key — who, and what about —
-so "favorite color is green" retires "favorite color is blue" (kept as
-history, never returned). The machinery is lab equipment: ``teachmem.core.embed``,
-``teachmem.core.scoring``, ``teachmem.core.vectors``, ``teachmem.core.upkeep`` (consolidate,
-prune) and ``teachmem.core.state`` (save and load).
+A query ranks every memory at once. Relevance blends BM25 word matching with
+vector cosine, and a conversation turn inherits part of the relevance of the
+turn before it (answers rarely repeat the question's words). Relevance then
+meets importance and age in one of three scores (``SCORINGS``). A *fact*
+(``memory_type="fact"``) has a key — who, and what about — so "favorite color
+is green" retires "favorite color is blue" (kept as history, never returned).
+Consolidation merges near-duplicates; pruning retires what nobody recalls.
+
+Every write returns the ``Change`` records of what it did; every memory has a
+stable id ("s0", "s1", … never reused) for ``get``, ``update``, ``delete``, ``history``.
 
 Taught in notebooks/05_semantic_memory.ipynb.
 """
 from __future__ import annotations
 
-from datetime import datetime
+import math
+import re
+from datetime import datetime, timedelta, timezone
 
 import numpy as np
 
-from teachmem.core.clock import ManualClock
-from teachmem.core.embed import SubwordEmbedder
+from teachmem.core.bm25 import BM25Index
+from teachmem.core.change import Change
+from teachmem.core.clock import EPOCH, ManualClock
+from teachmem.core.subword import SubwordEmbedder, embedder_from_config
+from teachmem.core.text import fenced, quote
+from teachmem.core.validate import (require_datetime, require_fraction, require_int_at_least, require_positive_int,
+                                    require_role, require_text, require_turn)
+from teachmem.core.vectors import MemoryTable, near_duplicate_groups, require_labels, top_k_rows
 from teachmem.core.words import content_words, stem
-from teachmem.memory.message import next_message
-from teachmem.core.scoring import (SCORINGS, BM25Index, epoch_us, hybrid_relevance, require_ranking, thread_relevance,
-                              time_signals)
-from teachmem.core.state import semantic_from_state, semantic_state
-from teachmem.core.upkeep import merge_near_duplicates, prune_stale
-from teachmem.core.validate import require_datetime, require_fraction, require_positive_int, require_text
-from teachmem.core.vectors import MemoryTable, require_labels, top_k_rows
+from teachmem.llm.extract import extract_facts
 
 SETTINGS = ("decay_rate", "lexical_weight", "reply_weight", "scoring", "context_top_k")
+DAY_US, HOUR_US = 86_400_000_000, 3_600_000_000     # time is kept in whole microseconds since EPOCH
+
+
+def utc(name: str, when) -> datetime | None:
+    """A checked datetime (or None); a timezone-aware one becomes naive UTC, so all times compare."""
+    when = require_datetime(name, when)
+    return when.astimezone(timezone.utc).replace(tzinfo=None) if when and when.tzinfo else when
+
+
+def epoch_us(when: datetime) -> int:
+    """``when`` in whole microseconds since ``teachmem.core.clock.EPOCH``: whole days stay exact."""
+    return (when - EPOCH) // timedelta(microseconds=1)
+
+
+def decay_factor(days, rate: float) -> np.ndarray:
+    """``rate ** days`` for every memory: with rate 0.95, 10 days leave 0.599 of a score, 20 days 0.358."""
+    days = np.asarray(days, dtype=np.float64)
+    if rate == 1.0:
+        return np.ones_like(days)
+    return np.exp(days * math.log(rate)) if rate > 0 else (days <= 0).astype(np.float64)
+
+
+def min_max(values, mask: np.ndarray | None = None) -> np.ndarray:
+    """Rescale ``values`` to [0, 1] over the entries ``mask`` selects (all equal -> all 0.5)."""
+    values = np.asarray(values, dtype=np.float64)
+    chosen = values if mask is None else values[mask]
+    if chosen.size == 0:
+        return np.zeros_like(values)
+    low, high = chosen.min(), chosen.max()
+    return np.full_like(values, 0.5) if high - low <= 1e-12 else (values - low) / (high - low)
+
+
+def hybrid_relevance(lexical: np.ndarray, cosine: np.ndarray, lexical_weight: float,
+                     mask: np.ndarray | None = None) -> np.ndarray:
+    """BM25 and cosine blended into one relevance in [0, 1].
+
+    BM25 has no upper bound, so it is divided by the best BM25 among the
+    candidates. With no shared word, the cosine alone is the relevance;
+    negative cosines count as 0 ("unrelated" is as low as relevance goes).
+    """
+    vector = np.clip(cosine, 0.0, 1.0)
+    best = float((lexical if mask is None else lexical[mask]).max(initial=0.0))
+    if lexical_weight <= 0 or best <= 0:
+        return vector
+    return lexical_weight * (lexical / best) + (1.0 - lexical_weight) * vector
+
+
+def thread_relevance(relevance: np.ndarray, previous: np.ndarray, reply_weight: float) -> np.ndarray:
+    """``(own + reply_weight × previous turn's) / (1 + reply_weight)``: a reply inherits from its question.
+
+    "What did you cook?" matches the query; the reply "My grandmother's mole
+    recipe" does not. ``previous`` holds each row's predecessor (-1 for none).
+    """
+    if reply_weight <= 0:
+        return relevance
+    inherited = np.where(previous >= 0, relevance[np.maximum(previous, 0)], 0.0)
+    return (relevance + reply_weight * inherited) / (1.0 + reply_weight)
+
+
+def time_signals(created_us, accessed_us, recalls, now_us: int) -> dict:
+    """Every row's time inputs at ``now_us``: whole days since stored, hours and whole days since last
+    stored-or-recalled, strength (1 + recalls). Memories stamped after ``now`` count as brand new."""
+    since = np.maximum(now_us - accessed_us, 0)
+    return {"age_days": np.maximum(now_us - created_us, 0) // DAY_US, "hours_since_access": since / HOUR_US,
+            "days_since_recall": since // DAY_US, "strength": recalls + 1.0}
+
+
+def product_score(relevance, importance, age_days, decay_rate, **_) -> dict:
+    """relevance × importance × decay_rate ** whole days old, with its parts (to show why a memory ranks)."""
+    decay = decay_factor(age_days, decay_rate)
+    return {"score": relevance * importance * decay, "relevance": relevance, "importance": importance, "decay": decay}
+
+
+def generative_agents_score(relevance, importance, hours_since_access, mask, recency_decay: float = 0.995,
+                            weights=(1.0, 1.0, 1.0), **_) -> dict:
+    """Generative Agents (Park et al., 2023): recency (``recency_decay ** hours`` since last access),
+    importance and relevance, each min-max normalised over the candidates, added with ``weights``."""
+    parts = {"recency": min_max(decay_factor(hours_since_access, recency_decay), mask),
+             "importance": min_max(importance, mask), "relevance": min_max(relevance, mask)}
+    return {"score": sum(w * p for w, p in zip(weights, parts.values())), **parts}
+
+
+def memorybank_retention(days, strength) -> np.ndarray:
+    """The MemoryBank forgetting curve R = exp(-t / S) (Zhong et al., 2023): a larger S fades more slowly."""
+    days = np.maximum(np.asarray(days, dtype=np.float64), 0.0)
+    return np.exp(-days / np.asarray(strength, dtype=np.float64))
+
+
+def memorybank_score(relevance, importance, days_since_recall, strength, **_) -> dict:
+    """relevance × importance × MemoryBank retention; every recall adds 1 to the strength S."""
+    retention = memorybank_retention(days_since_recall, strength)
+    return {"score": relevance * importance * retention, "relevance": relevance, "importance": importance,
+            "retention": retention, "strength": np.asarray(strength, float)}
+
+
+#: The scores a store can rank by, each taught in notebooks/05_semantic_memory.ipynb.
+SCORINGS = {"product": product_score, "generative_agents": generative_agents_score, "memorybank": memorybank_score}
 
 
 def fact_key(fact: str) -> str:
     """What a fact is about, minus its value: two facts with one key cannot both be true.
 
     "favorite color is blue" -> "favorite color"; "lives in lisbon" -> "lives in";
-    "prefers window seats" -> "prefers seat". (Seed 004 keyed every preference
-    on "prefers", so "prefers tea" erased the seat.) "is vegetarian" names no
-    attribute apart from its value, so it is its own key and replaces nothing.
+    "prefers window seats" -> "prefers seat" (so "prefers tea" keeps the seat).
+    "is vegetarian" names no attribute apart from its value: its own key.
     """
-    words = fact.lower().split()
-    if " is " in fact.lower() and words[0] != "is":
-        return fact.lower()[: fact.lower().rindex(" is ")]
+    low = fact.lower()
+    words = low.split()
+    if " is " in low and words[0] != "is":
+        return low[: low.rindex(" is ")]
     if words[0] in ("prefers", "likes", "uses") and len(words) > 1:
         return f"{words[0]} {stem(words[-1])}"
     if len(words) > 2 and words[1] in ("in", "at", "for", "on", "as"):
@@ -50,52 +150,87 @@ def fact_key(fact: str) -> str:
     return " ".join(words)
 
 
+def locate(fact: str, turn: str) -> tuple[int, int] | None:
+    """Where ``fact``'s words stand in ``turn``, in order, each found by its stem; None if one is missing."""
+    spans, at = [], 0
+    for word in re.findall(r"\w+", fact.lower()):
+        found = re.compile(rf"\b{re.escape(stem(word))}\w*", re.IGNORECASE).search(turn, at)
+        if found is None:
+            return None
+        spans.append(found.span())
+        at = found.end()
+    return (spans[0][0], spans[-1][1]) if spans else None
+
+
 class SemanticMemoryStore:
-    """Long-term memory ranked by relevance × importance × decay.
+    """Long-term memory ranked by relevance × importance × decay (or another score in ``SCORINGS``).
 
     Taught in notebooks/05_semantic_memory.ipynb.
     """
 
+    kind = "semantic"
+
     def __init__(self, decay_rate: float = 0.95, embed_dim: int = 256, *, embedder=None, clock=None,
-                 lexical_weight: float = 0.5, reply_weight: float = 0.5, scoring: str = "seed",
+                 lexical_weight: float = 0.5, reply_weight: float = 0.5, scoring: str = "product",
                  context_top_k: int = 3):
-        self.decay_rate, self.lexical_weight, self.reply_weight, self.scoring = require_ranking(
-            decay_rate, lexical_weight, reply_weight, scoring)
+        if require_fraction("decay_rate", decay_rate) == 0:
+            raise ValueError("decay_rate must be in (0, 1]: 0 would erase every memory after one day")
+        if scoring not in SCORINGS:
+            raise ValueError(f"scoring must be one of {sorted(SCORINGS)}, got {scoring!r}")
+        if embedder is not None and not (isinstance(getattr(embedder, "dim", None), int)
+                                         and callable(getattr(embedder, "embed", None))):
+            raise TypeError(f"embedder must have an int dim and an embed(texts) method, got {type(embedder).__name__}")
+        if clock is not None and not callable(clock):
+            raise TypeError(f"clock must be a callable returning a datetime, got {type(clock).__name__}")
+        self.decay_rate, self.scoring = float(decay_rate), scoring
+        self.lexical_weight = require_fraction("lexical_weight", lexical_weight)
+        self.reply_weight = require_fraction("reply_weight", reply_weight)
         self.context_top_k = require_positive_int("context_top_k", context_top_k)
-        self.embedder = embedder if embedder is not None else SubwordEmbedder(embed_dim)
-        self.clock = clock if clock is not None else ManualClock()
+        self.embedder = embedder or SubwordEmbedder(require_int_at_least("embed_dim", embed_dim, 2))
+        self.clock = clock or ManualClock()
         self.lexical = BM25Index()
         self.table = MemoryTable(self.embedder.dim, {
             "importance": np.float64, "created": np.int64, "accessed": np.int64,
             "recalls": np.int32, "previous": np.int64, "live": bool})
-        self.texts, self.types, self.metadata = [], [], []
+        self.texts: list[str] = []                 # row -> text ("" once erased); a row's id is f"s{row}"
+        self.types: list[str] = []
+        self.metadata: list[dict] = []
+        self.edits: dict[int, list[str]] = {}      # row -> what it said before each update(), oldest first
         self.keys: dict[tuple, list[int]] = {}     # (user_id, fact key) -> its rows, newest last
         self.threads: dict[tuple, int] = {}        # (user_id, session_id, type) -> latest row
-        self.retired: dict[int, str] = {}           # row -> why it is no longer returned
-        self.last_turn = None
+        self.retired: dict[int, str] = {}          # row -> why it is no longer returned
+        self.replaced: dict[int, int] = {}         # row -> the row that replaced it (or took it in)
+        self.last_turn: int | None = None
 
     def __len__(self) -> int:
         return int(np.count_nonzero(self.table["live"]))
 
+    def now(self, now: datetime | None = None) -> datetime:
+        """``now`` if given, else the clock's time; naive UTC either way."""
+        return utc("now", now) or utc("clock()", self.clock())
+
+    # --- writes -------------------------------------------------------------------------------------------
     def store(self, text: str, memory_type: str = "general", importance: float = 0.5,
-              timestamp: datetime | None = None, **metadata) -> int:
-        """Remember ``text`` and return its row. Every check runs before anything changes."""
+              timestamp: datetime | None = None, **metadata) -> list[Change]:
+        """Remember ``text``: an ADD, plus the DELETE of the fact it replaces (or a NOOP for a fact
+        already held). Every check runs before anything changes."""
         require_text("text", text)
         require_text("memory_type", memory_type)
         importance = require_fraction("importance", importance)
-        when = require_datetime("timestamp", timestamp) or self.clock()
+        when = utc("timestamp", timestamp) or self.now()
         require_labels(metadata)
+        user = metadata.get("user_id")
+        if user is not None and not isinstance(user, str):
+            raise TypeError(f"user_id must be a str, got {type(user).__name__}")
+        rows = self.keys.get((user, fact_key(text)), []) if memory_type == "fact" else []
+        if rows and rows[-1] not in self.retired and self.texts[rows[-1]].lower().split() == text.lower().split():
+            return [Change("NOOP", f"s{rows[-1]}", text, reason="already stored")]
         vector = self.embedder.embed([text])[0]
         row = self._append(text, memory_type, vector, {**metadata, "timestamp": when.isoformat()},
                            importance=importance, created=epoch_us(when), accessed=epoch_us(when), recalls=0)
-        if memory_type == "fact":       # a new value for a key retires the old one
-            rows = self.keys.setdefault((metadata.get("user_id"), fact_key(text)), [])
-            if rows:
-                self._retire(rows[-1], f"replaced by #{row}")
-            rows.append(row)
-        return row
+        return [Change("ADD", f"s{row}", text, reason=f"new {memory_type}"), *self._keyed(row)]
 
-    def _append(self, text, memory_type, vector, metadata, **numbers) -> int:
+    def _append(self, text: str, memory_type: str, vector, metadata: dict, **numbers) -> int:
         thread = (metadata.get("user_id"), metadata.get("session_id"), memory_type)
         previous = -1 if memory_type == "fact" else self.threads.get(thread, -1)   # facts stand alone
         labels = {k: v for k, v in metadata.items() if k != "timestamp"}
@@ -109,38 +244,121 @@ class SemanticMemoryStore:
             self.threads[thread] = row
         return row
 
-    def _retire(self, row: int, why: str) -> None:
+    def _keyed(self, row: int) -> list[Change]:
+        """File a fact under its key; the value it replaces is retired (returned as a DELETE)."""
+        if self.types[row] != "fact":
+            return []
+        rows = self.keys.setdefault((self.metadata[row].get("user_id"), fact_key(self.texts[row])), [])
+        old = rows[-1] if rows else None
+        rows.append(row)
+        if old is None or old in self.retired:
+            return []
+        self.replaced[old] = row
+        return [self._retire(old, f"replaced by s{row}")]
+
+    def _retire(self, row: int, why: str) -> Change:
         self.table["live"][row] = False
         self.lexical.remove(row)
         self.retired[row] = why
+        return Change("DELETE", f"s{row}", self.texts[row], reason=why)
 
-    def remember(self, turn: str, *, importance: float = 0.5, timestamp=None, **metadata) -> list[int]:
-        """Extract the atomic facts of a user turn and store each one as a ``fact``."""
-        from teachmem.llm.extract import extract_facts
+    def remember(self, turn: str, *, importance: float = 0.5, timestamp=None, **metadata) -> list[Change]:
+        """Extract the atomic facts of a user turn and store each one as a ``fact``; each ADD carries
+        the ``span`` of the turn its words came from, when they can be found there."""
         require_text("turn", turn)
-        return [self.store(f, "fact", importance, timestamp, **metadata) for f in extract_facts(turn)]
+        changes = []
+        for fact in extract_facts(turn):
+            for change in self.store(fact, "fact", importance, timestamp, **metadata):
+                ours = change.event != "DELETE"
+                changes.append(Change(change.event, change.id, change.text, change.previous, change.reason,
+                                      locate(fact, turn) if ours else None))
+        return changes
 
+    def row(self, id: str) -> int:
+        """The row of memory ``id`` ("s3" -> 3); an unknown id is a KeyError naming it."""
+        if not isinstance(id, str):
+            raise TypeError(f"id must be a str such as 's0', got {type(id).__name__}")
+        if not re.fullmatch(r"s\d+", id) or int(id[1:]) >= len(self.texts):
+            raise KeyError(f"no memory with id {id!r}")
+        return int(id[1:])
+
+    def get(self, id: str) -> dict:
+        """Memory ``id``: its text, type, importance, metadata, and whether it is live (else why not)."""
+        r = self.row(id)
+        return {"id": id, "text": self.texts[r], "memory_type": self.types[r],
+                "importance": float(self.table["importance"][r]), "metadata": dict(self.metadata[r]),
+                "live": r not in self.retired, "retired": self.retired.get(r)}
+
+    def update(self, id: str, text: str) -> list[Change]:
+        """Rewrite a live memory: re-embedded, re-indexed, what it said kept in ``history(id)``."""
+        r = self.row(id)
+        require_text("text", text)
+        if r in self.retired:
+            raise ValueError(f"memory {id!r} is retired ({self.retired[r]}); update a live one")
+        vector = self.embedder.embed([text])[0]
+        self.lexical.remove(r)
+        self.lexical.add(content_words(text), r)
+        self.table.set_vector(r, vector)
+        previous, self.texts[r] = self.texts[r], text
+        self.edits.setdefault(r, []).append(previous)
+        changes = [Change("UPDATE", id, text, previous=previous, reason="updated")]
+        if self.types[r] == "fact" and fact_key(text) != fact_key(previous):
+            for rows in self.keys.values():
+                if r in rows:
+                    rows.remove(r)
+            changes += self._keyed(r)
+        return changes
+
+    def delete(self, id: str) -> list[Change]:
+        """Retire memory ``id`` (kept as history, never returned); a NOOP if it already was."""
+        r = self.row(id)
+        if r in self.retired:
+            return [Change("NOOP", id, self.texts[r], reason=f"already retired: {self.retired[r]}")]
+        return [self._retire(r, "deleted")]
+
+    def history(self, id_or_fact: str, user_id: str | None = None) -> list[tuple[str, bool]]:
+        """``(text, still live?)`` oldest first. For an id: what the memory said, then what replaced it.
+        For a fact's text: every fact stored under its key (for ``user_id``)."""
+        require_text("id_or_fact", id_or_fact)
+        if user_id is not None and not isinstance(user_id, str):
+            raise TypeError(f"user_id must be a str, got {type(user_id).__name__}")
+        if re.fullmatch(r"s\d+", id_or_fact):
+            rows, r = [], self.row(id_or_fact)
+            while r is not None and r not in rows:
+                rows.append(r)
+                r = self.replaced.get(r)
+        else:
+            rows = self.keys.get((user_id, fact_key(id_or_fact)), [])
+        out: list[tuple[str, bool]] = []
+        for r in rows:
+            out += [(t, False) for t in self.edits.get(r, [])] + [(self.texts[r], r not in self.retired)]
+        return out
+
+    # --- reads --------------------------------------------------------------------------------------------
     def scores(self, query: str, now: datetime | None = None, **filters) -> tuple[dict, np.ndarray]:
         """Every part of every memory's score (arrays, one entry per row) and the candidate mask."""
         require_text("query", query)
         require_labels({k: list(v) if isinstance(v, (tuple, set, frozenset)) else v for k, v in filters.items()})
-        now_us, t = epoch_us(require_datetime("now", now) or self.clock()), self.table
+        users = filters.get("user_id")
+        if any(u is not None and not isinstance(u, str)
+               for u in (users if isinstance(users, (list, tuple, set, frozenset)) else [users])):
+            raise TypeError("user_id must be a str (or a list of them)")
+        now_us, t = epoch_us(self.now(now)), self.table
         mask = t["live"] & t.mask(filters) if filters else t["live"].copy()
         cosine = t.matrix @ self.embedder.embed([query])[0]
         lexical = self.lexical.scores(content_words(query), t.size)
         match = hybrid_relevance(lexical, cosine, self.lexical_weight, mask)
         relevance = thread_relevance(match, t["previous"], self.reply_weight)
-        score = SCORINGS[self.scoring]
-        when = time_signals(t["created"], t["accessed"], t["recalls"], now_us, score.needs)
-        parts = score(relevance=relevance, importance=t["importance"], mask=mask,
-                      decay_rate=self.decay_rate, **when)
+        parts = SCORINGS[self.scoring](relevance=relevance, importance=t["importance"], mask=mask,
+                                       decay_rate=self.decay_rate,
+                                       **time_signals(t["created"], t["accessed"], t["recalls"], now_us))
         return {"lexical": lexical, "cosine": cosine, "match": match, **parts}, mask
 
     def explain(self, query: str, top_k: int = 3, now: datetime | None = None, **filters) -> list[dict]:
         """The best ``top_k`` memories with every part of their scores. Records no recall."""
         require_positive_int("top_k", top_k)
         parts, mask = self.scores(query, now, **filters)
-        return [{"row": int(r), "text": self.texts[r], "memory_type": self.types[r],
+        return [{"id": f"s{r}", "row": int(r), "text": self.texts[r], "memory_type": self.types[r],
                  **{name: float(values[r]) for name, values in parts.items()}}
                 for r in top_k_rows(parts["score"], mask, top_k)]
 
@@ -151,39 +369,88 @@ class SemanticMemoryStore:
         return [(h["score"], h["text"], h["memory_type"]) for h in hits]
 
     def _recall(self, rows: list[int], now: datetime | None = None) -> None:
-        self.table["accessed"][rows] = epoch_us(now or self.clock())
+        self.table["accessed"][rows] = epoch_us(self.now(now))
         self.table["recalls"][rows] += 1
 
-    def history(self, fact: str, user_id=None) -> list[tuple[str, bool]]:
-        """Every fact stored under ``fact``'s key, oldest first, each with "still live?"."""
-        require_text("fact", fact)
-        require_labels({"user_id": user_id})
-        return [(self.texts[r], r not in self.retired) for r in self.keys.get((user_id, fact_key(fact)), [])]
+    # --- upkeep -------------------------------------------------------------------------------------------
+    def consolidate(self, threshold: float = 0.9) -> list[Change]:
+        """Merge live near-duplicates (cosine >= ``threshold``; same user, same type, not facts) into the
+        newest copy, which keeps their highest importance, total recalls and a ``merged_from`` list.
+        Returns a DELETE of each merged copy and an UPDATE of the one kept."""
+        require_fraction("threshold", threshold)
+        t, codes = self.table, {}
+        group = np.array([codes.setdefault((m.get("user_id"), k), len(codes))
+                          for m, k in zip(self.metadata, self.types)], dtype=np.int64)
+        rows = np.flatnonzero(t["live"] & (np.array(self.types, dtype=object) != "fact"))
+        changes = []
+        for cluster in near_duplicate_groups(t.matrix, rows, group, threshold):
+            keep, merged = cluster[-1], cluster[:-1]
+            for r in merged:
+                self.replaced[r] = keep
+                changes.append(self._retire(r, f"merged into s{keep}"))
+            t["importance"][keep] = t["importance"][cluster].max()
+            t["recalls"][keep] = t["recalls"][cluster].sum()
+            self.metadata[keep]["merged_from"] = sorted(set(self.metadata[keep].get("merged_from", []) + merged))
+            changes.append(Change("UPDATE", f"s{keep}", self.texts[keep], previous=self.texts[keep],
+                                  reason="took in " + ", ".join(f"s{r}" for r in merged)))
+        return changes
 
-    def consolidate(self, threshold: float = 0.9) -> list[tuple[int, list[int]]]:
-        """Merge live near-duplicates (same user, same type, not facts) into the newest copy, which keeps
-        their highest importance and total recalls. Returns ``(kept row, merged rows)`` pairs."""
-        return merge_near_duplicates(self, threshold)
+    def prune(self, max_age_days: int = 90, now: datetime | None = None) -> list[Change]:
+        """Retire live memories older than ``max_age_days`` that were never recalled (DELETEs)."""
+        require_positive_int("max_age_days", max_age_days)
+        now_us, t = epoch_us(self.now(now)), self.table
+        stale = np.flatnonzero(t["live"] & (t["recalls"] == 0) & (now_us - t["created"] > max_age_days * DAY_US))
+        return [self._retire(r, "pruned: stale and never recalled") for r in stale.tolist()]
 
-    def prune(self, max_age_days: int = 90, now: datetime | None = None) -> list[int]:
-        """Retire live memories older than ``max_age_days`` that were never recalled."""
-        return prune_stale(self, max_age_days, now)
+    def erase(self, pattern: re.Pattern) -> list[Change]:
+        """Remove every memory whose text, earlier text or metadata ``pattern`` matches: its text,
+        vector, labels, index entry and history go; a tombstone row keeps the ids of the others valid."""
+        if not isinstance(pattern, re.Pattern):
+            raise TypeError(f"pattern must be a compiled re.Pattern, got {type(pattern).__name__}")
+        changes = []
+        for r in range(len(self.texts)):
+            strings = [self.texts[r], *self.edits.get(r, []), *map(str, self.metadata[r].values())]
+            if self.texts[r] and any(pattern.search(s) for s in strings):
+                changes.append(Change("DELETE", f"s{r}", pattern.sub("[forgotten]", self.texts[r]),
+                                      reason="erased: matched the forget pattern"))
+                self._tombstone(r)
+        kept = {uk: [r for r in rows if self.texts[r]] for uk, rows in self.keys.items() if not pattern.search(uk[1])}
+        self.keys = {uk: rows for uk, rows in kept.items() if rows}
+        if changes and callable(getattr(self.embedder, "clear_cache", None)):
+            self.embedder.clear_cache()          # a hashing embedder's cache holds the words it saw
+        return changes
 
-    # The Memory protocol every strategy shares: each message becomes one memory.
-    def add(self, role: str, content: str, *, turn: int | None = None, timestamp=None) -> None:
-        message = next_message(role, content, turn, timestamp, after=self.last_turn)
-        self.last_turn = message.turn
-        if content.strip():
-            self.store(f"{role}: {content}", "message", timestamp=timestamp, role=role, turn=message.turn)
+    def _tombstone(self, row: int) -> None:
+        if row not in self.retired:
+            self._retire(row, "forgotten")
+        self.texts[row], self.retired[row] = "", "forgotten"
+        self.edits.pop(row, None)
+        self.metadata[row] = {"timestamp": self.metadata[row]["timestamp"], "forgotten": True}
+        self.table.set_vector(row, np.zeros(self.table.dim, dtype=np.float32))
+        self.table.clear_labels(row)
+
+    # --- the Memory protocol every strategy shares: each message becomes one memory -----------------------
+    def add(self, role: str, content: str, *, turn: int | None = None, timestamp=None) -> list[Change]:
+        """Store a chat message as a ``message`` memory (nothing for an empty one). All or nothing:
+        a refused message leaves the store, its last turn included, as it was."""
+        require_role("role", role)
+        require_text("content", content, allow_empty=True)
+        turn = require_turn("turn", turn, self.last_turn)
+        when = utc("timestamp", timestamp)
+        changes = self.store(f"{role}: {content}", "message", timestamp=when, role=role, turn=turn) \
+            if content.strip() else []
+        self.last_turn = turn
+        return changes
 
     def context(self, query: str | None = None) -> list[dict]:
+        """The memories most relevant to ``query`` as one system message of quoted data."""
         if query is not None:
             require_text("query", query, allow_empty=True)
         if not query or not query.strip() or not len(self):
             return []
         # The query is the message just added, so its own memory ("user: <query>") would always
-        # come first: an echo of text the prompt already holds, not a memory. Skip it, asking
-        # for more candidates only when echoes crowd out the top k.
+        # come first: an echo of text the prompt already holds. Skip it, asking for more
+        # candidates only when echoes crowd out the top k.
         k = self.context_top_k + 1
         while True:
             hits = [h for h in self.explain(query, k) if h["text"].partition(": ")[2] != query]
@@ -194,14 +461,34 @@ class SemanticMemoryStore:
         if not hits:                  # the echo was all there was
             return []
         self._recall([h["row"] for h in hits])
-        lines = [f"- {h['text']}" for h in hits]
-        return [{"role": "system", "content": "Relevant memories:\n" + "\n".join(lines)}]
+        return [{"role": "system", "content": fenced("Relevant memories", [quote(h["text"]) for h in hits])}]
 
+    # --- save and load ------------------------------------------------------------------------------------
     def to_state(self) -> dict:
         """Everything as JSON-ready data, vectors included (as lists), and the clock's time."""
-        return semantic_state(self, SETTINGS)
+        rows = [{"text": x, "memory_type": k, "metadata": m, **self.table.row_state(r)}
+                for r, (x, k, m) in enumerate(zip(self.texts, self.types, self.metadata))]
+        return {**{name: getattr(self, name) for name in SETTINGS}, "embedder": self.embedder.config(),
+                "now": self.now().isoformat(), "last_turn": self.last_turn, "memories": rows,
+                "retired": [[r, why] for r, why in sorted(self.retired.items())],
+                "keys": [[user, key, rows] for (user, key), rows in self.keys.items()],
+                "edits": [[r, texts] for r, texts in sorted(self.edits.items())],
+                "replaced": [[r, by] for r, by in sorted(self.replaced.items())]}
 
     @classmethod
     def from_state(cls, state: dict, *, embedder=None, clock=None) -> "SemanticMemoryStore":
-        """Rebuild a store saved by ``to_state``; its clock resumes at the saved time."""
-        return semantic_from_state(cls, state, SETTINGS, embedder=embedder, clock=clock)
+        """Rebuild a store saved by ``to_state``: rows are appended again in order, so every id stays;
+        the clock resumes at the saved time."""
+        store = cls(**{name: state[name] for name in SETTINGS},
+                    embedder=embedder or embedder_from_config(state["embedder"]),
+                    clock=clock or ManualClock(datetime.fromisoformat(state["now"])))
+        store.last_turn = state["last_turn"]
+        for m in state["memories"]:
+            store._append(m["text"], m["memory_type"], np.asarray(m["vector"], np.float32),
+                          dict(m["metadata"]), **m["numbers"])
+        for row, why in state["retired"]:
+            store._retire(row, why)
+        store.keys = {(user, key): list(rows) for user, key, rows in state["keys"]}
+        store.edits = {r: list(texts) for r, texts in state.get("edits", [])}
+        store.replaced = {r: by for r, by in state.get("replaced", [])}
+        return store
