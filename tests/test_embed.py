@@ -9,8 +9,9 @@ import pytest
 from teachmem.core.embed import (BagOfWordsEmbedder, Embedder, RandomEmbedder, SentenceTransformerEmbedder,
                                  SubwordEmbedder, cosine_matrix, embedder_from_config, hash_stable)
 from teachmem.core.words import content_words, stem, tokenize
-from teachmem.core.scoring import (BM25Index, decay_factor, generative_agents_score, hybrid_relevance,
-                              memorybank_retention, min_max, thread_relevance)
+from teachmem.core.bm25 import BM25Index
+from teachmem.memory.semantic import (decay_factor, generative_agents_score, hybrid_relevance, memorybank_retention,
+                                      min_max, thread_relevance)
 from teachmem.core.vectors import MemoryTable, near_duplicate_groups, top_k_rows
 
 EMBEDDERS = [RandomEmbedder(64), BagOfWordsEmbedder(256), SubwordEmbedder(256)]

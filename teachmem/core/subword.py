@@ -163,6 +163,8 @@ def embedder_from_config(config: dict):
 
     Taught in notebooks/05_semantic_memory.ipynb.
     """
-    if not isinstance(config, dict) or config.get("name") not in EMBEDDERS:
-        raise ValueError(f"config must be a dict whose 'name' is one of {sorted(EMBEDDERS)}, got {config!r}")
+    if not isinstance(config, dict) or "name" not in config:
+        raise ValueError(f"config must be a dict with a 'name', got {config!r}")
+    if config["name"] not in EMBEDDERS:
+        raise ValueError(f"unknown embedder {config['name']!r}; known: {sorted(EMBEDDERS)}")
     return EMBEDDERS[config["name"]](**{k: v for k, v in config.items() if k != "name"})

@@ -358,7 +358,7 @@ class SemanticMemoryStore:
         """The best ``top_k`` memories with every part of their scores. Records no recall."""
         require_positive_int("top_k", top_k)
         parts, mask = self.scores(query, now, **filters)
-        return [{"id": f"s{r}", "row": int(r), "text": self.texts[r], "memory_type": self.types[r],
+        return [{"row": int(r), "text": self.texts[r], "memory_type": self.types[r],
                  **{name: float(values[r]) for name, values in parts.items()}}
                 for r in top_k_rows(parts["score"], mask, top_k)]
 
