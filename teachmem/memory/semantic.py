@@ -1,15 +1,10 @@
 """Semantic long-term memory: store moments, find them by meaning, let them fade.
 
-A query ranks every memory at once. Relevance blends BM25 word matching with
-vector cosine, and a conversation turn inherits part of the relevance of the
-turn before it (answers rarely repeat the question's words). Relevance then
-meets importance and age in one of three scores (``SCORINGS``). A *fact*
-(``memory_type="fact"``) has a key — who, and what about — so "favorite color
-is green" retires "favorite color is blue" (kept as history, never returned).
-Consolidation merges near-duplicates; pruning retires what nobody recalls.
-
-Every write returns the ``Change`` records of what it did; every memory has a
-stable id ("s0", "s1", … never reused) for ``get``, ``update``, ``delete``, ``history``.
+A query ranks every memory at once: relevance (BM25 blended with vector cosine, a reply inheriting
+from the turn it answers) meets importance and age in one of three scores (``SCORINGS``). A *fact*
+has a key, so "favorite color is green" retires "favorite color is blue" (kept as history).
+Consolidation merges near-duplicates; pruning retires what nobody recalls. Every write returns
+its ``Change`` records; every memory has a stable id ("s0", "s1", …) for get/update/delete/history.
 
 Taught in notebooks/05_semantic_memory.ipynb.
 """
@@ -17,6 +12,7 @@ from __future__ import annotations
 
 import math
 import re
+from dataclasses import replace
 from datetime import datetime, timedelta, timezone
 
 import numpy as np
@@ -24,6 +20,7 @@ import numpy as np
 from teachmem.core.bm25 import BM25Index
 from teachmem.core.change import Change
 from teachmem.core.clock import EPOCH, ManualClock
+from teachmem.core.spans import locate
 from teachmem.core.subword import SubwordEmbedder, embedder_from_config
 from teachmem.core.text import fenced, quote
 from teachmem.core.validate import (require_datetime, require_fraction, require_int_at_least, require_positive_int,
@@ -42,6 +39,14 @@ def utc(name: str, when) -> datetime | None:
     return when.astimezone(timezone.utc).replace(tzinfo=None) if when and when.tzinfo else when
 
 
+def require_user(user_id):
+    """``user_id`` is a str, None (no user) or a list of str: 1, True and 1.0 must not share one fact key."""
+    for user in user_id if isinstance(user_id, (list, tuple, set, frozenset)) else [user_id]:
+        if user is not None and not isinstance(user, str):
+            raise TypeError(f"user_id must be a str, got {type(user).__name__}")
+    return user_id
+
+
 def epoch_us(when: datetime) -> int:
     """``when`` in whole microseconds since ``teachmem.core.clock.EPOCH``: whole days stay exact."""
     return (when - EPOCH) // timedelta(microseconds=1)
@@ -50,8 +55,6 @@ def epoch_us(when: datetime) -> int:
 def decay_factor(days, rate: float) -> np.ndarray:
     """``rate ** days`` for every memory: with rate 0.95, 10 days leave 0.599 of a score, 20 days 0.358."""
     days = np.asarray(days, dtype=np.float64)
-    if rate == 1.0:
-        return np.ones_like(days)
     return np.exp(days * math.log(rate)) if rate > 0 else (days <= 0).astype(np.float64)
 
 
@@ -59,20 +62,14 @@ def min_max(values, mask: np.ndarray | None = None) -> np.ndarray:
     """Rescale ``values`` to [0, 1] over the entries ``mask`` selects (all equal -> all 0.5)."""
     values = np.asarray(values, dtype=np.float64)
     chosen = values if mask is None else values[mask]
-    if chosen.size == 0:
-        return np.zeros_like(values)
-    low, high = chosen.min(), chosen.max()
+    low, high = (chosen.min(), chosen.max()) if chosen.size else (0.0, 0.0)
     return np.full_like(values, 0.5) if high - low <= 1e-12 else (values - low) / (high - low)
 
 
 def hybrid_relevance(lexical: np.ndarray, cosine: np.ndarray, lexical_weight: float,
                      mask: np.ndarray | None = None) -> np.ndarray:
-    """BM25 and cosine blended into one relevance in [0, 1].
-
-    BM25 has no upper bound, so it is divided by the best BM25 among the
-    candidates. With no shared word, the cosine alone is the relevance;
-    negative cosines count as 0 ("unrelated" is as low as relevance goes).
-    """
+    """BM25 (divided by the best among the candidates: it has no upper bound) blended with the cosine
+    into one relevance in [0, 1]; with no shared word, the cosine alone. Negative cosines count as 0."""
     vector = np.clip(cosine, 0.0, 1.0)
     best = float((lexical if mask is None else lexical[mask]).max(initial=0.0))
     if lexical_weight <= 0 or best <= 0:
@@ -81,11 +78,8 @@ def hybrid_relevance(lexical: np.ndarray, cosine: np.ndarray, lexical_weight: fl
 
 
 def thread_relevance(relevance: np.ndarray, previous: np.ndarray, reply_weight: float) -> np.ndarray:
-    """``(own + reply_weight × previous turn's) / (1 + reply_weight)``: a reply inherits from its question.
-
-    "What did you cook?" matches the query; the reply "My grandmother's mole
-    recipe" does not. ``previous`` holds each row's predecessor (-1 for none).
-    """
+    """``(own + reply_weight × previous turn's) / (1 + reply_weight)``: "My grandmother's mole recipe"
+    inherits from "What did you cook?". ``previous`` holds each row's predecessor (-1 for none)."""
     if reply_weight <= 0:
         return relevance
     inherited = np.where(previous >= 0, relevance[np.maximum(previous, 0)], 0.0)
@@ -135,9 +129,8 @@ SCORINGS = {"product": product_score, "generative_agents": generative_agents_sco
 def fact_key(fact: str) -> str:
     """What a fact is about, minus its value: two facts with one key cannot both be true.
 
-    "favorite color is blue" -> "favorite color"; "lives in lisbon" -> "lives in";
-    "prefers window seats" -> "prefers seat" (so "prefers tea" keeps the seat).
-    "is vegetarian" names no attribute apart from its value: its own key.
+    "favorite color is blue" -> "favorite color"; "lives in lisbon" -> "lives in"; "prefers window
+    seats" -> "prefers seat" (so "prefers tea" keeps the seat); "is vegetarian" is its own key.
     """
     low = fact.lower()
     words = low.split()
@@ -150,23 +143,9 @@ def fact_key(fact: str) -> str:
     return " ".join(words)
 
 
-def locate(fact: str, turn: str) -> tuple[int, int] | None:
-    """Where ``fact``'s words stand in ``turn``, in order, each found by its stem; None if one is missing."""
-    spans, at = [], 0
-    for word in re.findall(r"\w+", fact.lower()):
-        found = re.compile(rf"\b{re.escape(stem(word))}\w*", re.IGNORECASE).search(turn, at)
-        if found is None:
-            return None
-        spans.append(found.span())
-        at = found.end()
-    return (spans[0][0], spans[-1][1]) if spans else None
-
-
 class SemanticMemoryStore:
     """Long-term memory ranked by relevance × importance × decay (or another score in ``SCORINGS``).
-
-    Taught in notebooks/05_semantic_memory.ipynb.
-    """
+    Taught in notebooks/05_semantic_memory.ipynb."""
 
     kind = "semantic"
 
@@ -177,24 +156,21 @@ class SemanticMemoryStore:
             raise ValueError("decay_rate must be in (0, 1]: 0 would erase every memory after one day")
         if scoring not in SCORINGS:
             raise ValueError(f"scoring must be one of {sorted(SCORINGS)}, got {scoring!r}")
-        if embedder is not None and not (isinstance(getattr(embedder, "dim", None), int)
-                                         and callable(getattr(embedder, "embed", None))):
+        if embedder is not None and not (isinstance(getattr(embedder, "dim", None), int) and hasattr(embedder, "embed")):
             raise TypeError(f"embedder must have an int dim and an embed(texts) method, got {type(embedder).__name__}")
         if clock is not None and not callable(clock):
             raise TypeError(f"clock must be a callable returning a datetime, got {type(clock).__name__}")
-        self.decay_rate, self.scoring = float(decay_rate), scoring
-        self.lexical_weight = require_fraction("lexical_weight", lexical_weight)
-        self.reply_weight = require_fraction("reply_weight", reply_weight)
-        self.context_top_k = require_positive_int("context_top_k", context_top_k)
+        self.decay_rate, self.scoring, self.lexical_weight, self.reply_weight, self.context_top_k = (
+            float(decay_rate), scoring, require_fraction("lexical_weight", lexical_weight),
+            require_fraction("reply_weight", reply_weight), require_positive_int("context_top_k", context_top_k))
         self.embedder = embedder or SubwordEmbedder(require_int_at_least("embed_dim", embed_dim, 2))
         self.clock = clock or ManualClock()
         self.lexical = BM25Index()
-        self.table = MemoryTable(self.embedder.dim, {
-            "importance": np.float64, "created": np.int64, "accessed": np.int64,
-            "recalls": np.int32, "previous": np.int64, "live": bool})
+        self.table = MemoryTable(self.embedder.dim, {"importance": np.float64, "created": np.int64, "accessed":
+                                 np.int64, "recalls": np.int32, "previous": np.int64, "live": bool})
         self.texts: list[str] = []                 # row -> text ("" once erased); a row's id is f"s{row}"
-        self.types: list[str] = []
-        self.metadata: list[dict] = []
+        self.types: list[str] = []                 # row -> memory type
+        self.metadata: list[dict] = []             # row -> labels and the ISO timestamp
         self.edits: dict[int, list[str]] = {}      # row -> what it said before each update(), oldest first
         self.keys: dict[tuple, list[int]] = {}     # (user_id, fact key) -> its rows, newest last
         self.threads: dict[tuple, int] = {}        # (user_id, session_id, type) -> latest row
@@ -209,7 +185,6 @@ class SemanticMemoryStore:
         """``now`` if given, else the clock's time; naive UTC either way."""
         return utc("now", now) or utc("clock()", self.clock())
 
-    # --- writes -------------------------------------------------------------------------------------------
     def store(self, text: str, memory_type: str = "general", importance: float = 0.5,
               timestamp: datetime | None = None, **metadata) -> list[Change]:
         """Remember ``text``: an ADD, plus the DELETE of the fact it replaces (or a NOOP for a fact
@@ -219,9 +194,7 @@ class SemanticMemoryStore:
         importance = require_fraction("importance", importance)
         when = utc("timestamp", timestamp) or self.now()
         require_labels(metadata)
-        user = metadata.get("user_id")
-        if user is not None and not isinstance(user, str):
-            raise TypeError(f"user_id must be a str, got {type(user).__name__}")
+        user = require_user(metadata.get("user_id"))
         rows = self.keys.get((user, fact_key(text)), []) if memory_type == "fact" else []
         if rows and rows[-1] not in self.retired and self.texts[rows[-1]].lower().split() == text.lower().split():
             return [Change("NOOP", f"s{rows[-1]}", text, reason="already stored")]
@@ -249,6 +222,8 @@ class SemanticMemoryStore:
         if self.types[row] != "fact":
             return []
         rows = self.keys.setdefault((self.metadata[row].get("user_id"), fact_key(self.texts[row])), [])
+        if row in rows:
+            return []
         old = rows[-1] if rows else None
         rows.append(row)
         if old is None or old in self.retired:
@@ -266,19 +241,12 @@ class SemanticMemoryStore:
         """Extract the atomic facts of a user turn and store each one as a ``fact``; each ADD carries
         the ``span`` of the turn its words came from, when they can be found there."""
         require_text("turn", turn)
-        changes = []
-        for fact in extract_facts(turn):
-            for change in self.store(fact, "fact", importance, timestamp, **metadata):
-                ours = change.event != "DELETE"
-                changes.append(Change(change.event, change.id, change.text, change.previous, change.reason,
-                                      locate(fact, turn) if ours else None))
-        return changes
+        return [replace(change, span=None if change.event == "DELETE" else locate(fact, turn))
+                for fact in extract_facts(turn) for change in self.store(fact, "fact", importance, timestamp, **metadata)]
 
     def row(self, id: str) -> int:
         """The row of memory ``id`` ("s3" -> 3); an unknown id is a KeyError naming it."""
-        if not isinstance(id, str):
-            raise TypeError(f"id must be a str such as 's0', got {type(id).__name__}")
-        if not re.fullmatch(r"s\d+", id) or int(id[1:]) >= len(self.texts):
+        if not re.fullmatch(r"s\d+", require_text("id", id)) or int(id[1:]) >= len(self.texts):
             raise KeyError(f"no memory with id {id!r}")
         return int(id[1:])
 
@@ -295,54 +263,39 @@ class SemanticMemoryStore:
         require_text("text", text)
         if r in self.retired:
             raise ValueError(f"memory {id!r} is retired ({self.retired[r]}); update a live one")
-        vector = self.embedder.embed([text])[0]
+        self.table.set_vector(r, self.embedder.embed([text])[0])
         self.lexical.remove(r)
         self.lexical.add(content_words(text), r)
-        self.table.set_vector(r, vector)
         previous, self.texts[r] = self.texts[r], text
         self.edits.setdefault(r, []).append(previous)
-        changes = [Change("UPDATE", id, text, previous=previous, reason="updated")]
-        if self.types[r] == "fact" and fact_key(text) != fact_key(previous):
-            for rows in self.keys.values():
-                if r in rows:
-                    rows.remove(r)
-            changes += self._keyed(r)
-        return changes
+        if self.types[r] == "fact" and fact_key(text) != fact_key(previous):     # now about something else
+            self.keys = {key: [x for x in rows if x != r] for key, rows in self.keys.items()}
+        return [Change("UPDATE", id, text, previous=previous, reason="updated"), *self._keyed(r)]
 
     def delete(self, id: str) -> list[Change]:
         """Retire memory ``id`` (kept as history, never returned); a NOOP if it already was."""
         r = self.row(id)
-        if r in self.retired:
-            return [Change("NOOP", id, self.texts[r], reason=f"already retired: {self.retired[r]}")]
-        return [self._retire(r, "deleted")]
+        return [Change("NOOP", id, self.texts[r], reason=f"already retired: {self.retired[r]}") if r in self.retired
+                else self._retire(r, "deleted")]
 
     def history(self, id_or_fact: str, user_id: str | None = None) -> list[tuple[str, bool]]:
         """``(text, still live?)`` oldest first. For an id: what the memory said, then what replaced it.
         For a fact's text: every fact stored under its key (for ``user_id``)."""
         require_text("id_or_fact", id_or_fact)
-        if user_id is not None and not isinstance(user_id, str):
-            raise TypeError(f"user_id must be a str, got {type(user_id).__name__}")
+        require_user(user_id)
+        rows = self.keys.get((user_id, fact_key(id_or_fact)), [])
         if re.fullmatch(r"s\d+", id_or_fact):
-            rows, r = [], self.row(id_or_fact)
-            while r is not None and r not in rows:
-                rows.append(r)
-                r = self.replaced.get(r)
-        else:
-            rows = self.keys.get((user_id, fact_key(id_or_fact)), [])
-        out: list[tuple[str, bool]] = []
-        for r in rows:
-            out += [(t, False) for t in self.edits.get(r, [])] + [(self.texts[r], r not in self.retired)]
-        return out
+            rows = [self.row(id_or_fact)]
+            while rows[-1] in self.replaced:        # a newer row replaced it or took it in
+                rows.append(self.replaced[rows[-1]])
+        return [entry for r in rows for entry in [(t, False) for t in self.edits.get(r, [])]
+                + [(self.texts[r], r not in self.retired)]]
 
-    # --- reads --------------------------------------------------------------------------------------------
     def scores(self, query: str, now: datetime | None = None, **filters) -> tuple[dict, np.ndarray]:
         """Every part of every memory's score (arrays, one entry per row) and the candidate mask."""
         require_text("query", query)
         require_labels({k: list(v) if isinstance(v, (tuple, set, frozenset)) else v for k, v in filters.items()})
-        users = filters.get("user_id")
-        if any(u is not None and not isinstance(u, str)
-               for u in (users if isinstance(users, (list, tuple, set, frozenset)) else [users])):
-            raise TypeError("user_id must be a str (or a list of them)")
+        require_user(filters.get("user_id"))
         now_us, t = epoch_us(self.now(now)), self.table
         mask = t["live"] & t.mask(filters) if filters else t["live"].copy()
         cosine = t.matrix @ self.embedder.embed([query])[0]
@@ -372,7 +325,6 @@ class SemanticMemoryStore:
         self.table["accessed"][rows] = epoch_us(self.now(now))
         self.table["recalls"][rows] += 1
 
-    # --- upkeep -------------------------------------------------------------------------------------------
     def consolidate(self, threshold: float = 0.9) -> list[Change]:
         """Merge live near-duplicates (cosine >= ``threshold``; same user, same type, not facts) into the
         newest copy, which keeps their highest importance, total recalls and a ``merged_from`` list.
@@ -407,13 +359,12 @@ class SemanticMemoryStore:
         vector, labels, index entry and history go; a tombstone row keeps the ids of the others valid."""
         if not isinstance(pattern, re.Pattern):
             raise TypeError(f"pattern must be a compiled re.Pattern, got {type(pattern).__name__}")
-        changes = []
-        for r in range(len(self.texts)):
-            strings = [self.texts[r], *self.edits.get(r, []), *map(str, self.metadata[r].values())]
-            if self.texts[r] and any(pattern.search(s) for s in strings):
-                changes.append(Change("DELETE", f"s{r}", pattern.sub("[forgotten]", self.texts[r]),
-                                      reason="erased: matched the forget pattern"))
-                self._tombstone(r)
+        rows = [r for r, text in enumerate(self.texts) if text and any(map(pattern.search, [
+            text, *self.edits.get(r, []), *map(str, self.metadata[r].values())]))]
+        changes = [Change("DELETE", f"s{r}", pattern.sub("[forgotten]", self.texts[r]),
+                          reason="erased: matched the forget pattern") for r in rows]
+        for r in rows:
+            self._tombstone(r)
         kept = {uk: [r for r in rows if self.texts[r]] for uk, rows in self.keys.items() if not pattern.search(uk[1])}
         self.keys = {uk: rows for uk, rows in kept.items() if rows}
         if changes and callable(getattr(self.embedder, "clear_cache", None)):
@@ -429,7 +380,6 @@ class SemanticMemoryStore:
         self.table.set_vector(row, np.zeros(self.table.dim, dtype=np.float32))
         self.table.clear_labels(row)
 
-    # --- the Memory protocol every strategy shares: each message becomes one memory -----------------------
     def add(self, role: str, content: str, *, turn: int | None = None, timestamp=None) -> list[Change]:
         """Store a chat message as a ``message`` memory (nothing for an empty one). All or nothing:
         a refused message leaves the store, its last turn included, as it was."""
@@ -437,8 +387,8 @@ class SemanticMemoryStore:
         require_text("content", content, allow_empty=True)
         turn = require_turn("turn", turn, self.last_turn)
         when = utc("timestamp", timestamp)
-        changes = self.store(f"{role}: {content}", "message", timestamp=when, role=role, turn=turn) \
-            if content.strip() else []
+        changes = self.store(f"{role}: {content}", "message", timestamp=when, role=role, turn=turn) if \
+            content.strip() else []
         self.last_turn = turn
         return changes
 
@@ -448,22 +398,14 @@ class SemanticMemoryStore:
             require_text("query", query, allow_empty=True)
         if not query or not query.strip() or not len(self):
             return []
-        # The query is the message just added, so its own memory ("user: <query>") would always
-        # come first: an echo of text the prompt already holds. Skip it, asking for more
-        # candidates only when echoes crowd out the top k.
-        k = self.context_top_k + 1
-        while True:
-            hits = [h for h in self.explain(query, k) if h["text"].partition(": ")[2] != query]
-            if len(hits) >= self.context_top_k or k >= len(self):
-                break
-            k *= 2
-        hits = hits[:self.context_top_k]
-        if not hits:                  # the echo was all there was
-            return []
+        # The query is the message just added: its own memory ("user: <query>") would come first,
+        # an echo of text the prompt already holds. Skip such echoes.
+        echoes = sum(text.partition(": ")[2] == query for text in self.texts)
+        hits = [h for h in self.explain(query, self.context_top_k + echoes)
+                if h["text"].partition(": ")[2] != query][:self.context_top_k]
         self._recall([h["row"] for h in hits])
-        return [{"role": "system", "content": fenced("Relevant memories", [quote(h["text"]) for h in hits])}]
+        return [] if not hits else [{"role": "system", "content": fenced("Relevant memories", [quote(h["text"]) for h in hits])}]
 
-    # --- save and load ------------------------------------------------------------------------------------
     def to_state(self) -> dict:
         """Everything as JSON-ready data, vectors included (as lists), and the clock's time."""
         rows = [{"text": x, "memory_type": k, "metadata": m, **self.table.row_state(r)}
@@ -479,16 +421,14 @@ class SemanticMemoryStore:
     def from_state(cls, state: dict, *, embedder=None, clock=None) -> "SemanticMemoryStore":
         """Rebuild a store saved by ``to_state``: rows are appended again in order, so every id stays;
         the clock resumes at the saved time."""
-        store = cls(**{name: state[name] for name in SETTINGS},
-                    embedder=embedder or embedder_from_config(state["embedder"]),
-                    clock=clock or ManualClock(datetime.fromisoformat(state["now"])))
-        store.last_turn = state["last_turn"]
+        store = cls(**{name: state[name] for name in SETTINGS}, embedder=embedder or embedder_from_config(
+            state["embedder"]), clock=clock or ManualClock(datetime.fromisoformat(state["now"])))
         for m in state["memories"]:
-            store._append(m["text"], m["memory_type"], np.asarray(m["vector"], np.float32),
-                          dict(m["metadata"]), **m["numbers"])
+            store._append(m["text"], m["memory_type"], np.asarray(m["vector"], np.float32), dict(m["metadata"]),
+                          **m["numbers"])
         for row, why in state["retired"]:
             store._retire(row, why)
-        store.keys = {(user, key): list(rows) for user, key, rows in state["keys"]}
+        store.last_turn, store.keys = state["last_turn"], {(u, key): list(rows) for u, key, rows in state["keys"]}
         store.edits = {r: list(texts) for r, texts in state.get("edits", [])}
         store.replaced = {r: by for r, by in state.get("replaced", [])}
         return store
