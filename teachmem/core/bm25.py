@@ -40,7 +40,7 @@ class BM25Index:
         self.k1, self.b = float(k1), float(b)
         self.docs: dict[str, array] = {}          # term -> ids of the documents containing it
         self.tfs: dict[str, array] = {}           # term -> its count in each of those
-        self.terms: list[tuple[str, ...]] = []    # id -> its distinct terms (so it can be removed)
+        self.terms: list[tuple[str, ...] | None] = []   # id -> its distinct terms; None once removed
         self.length = array("f")                  # id -> number of tokens (0 once removed)
         self.live_docs, self.live_length = 0, 0.0
 
@@ -51,9 +51,9 @@ class BM25Index:
         """Index ``tokens`` under a new id, or under ``doc`` after ``remove(doc)`` (a re-indexed edit)."""
         if doc is None:
             doc = len(self.length)
-            self.terms.append(())
+            self.terms.append(None)
             self.length.append(0)
-        elif self.terms[doc]:
+        elif self.terms[doc] is not None:
             raise ValueError(f"doc {doc} is indexed; remove it first")
         counts: dict[str, int] = {}
         for t in tokens:
@@ -67,17 +67,19 @@ class BM25Index:
         return doc
 
     def remove(self, doc: int) -> None:
-        """Take ``doc`` out of the postings and the statistics; its id scores 0 from now on."""
-        for term in self.terms[doc]:
+        """Take ``doc`` out of the postings and the statistics (once); its id scores 0 from now on."""
+        terms = self.terms[doc]
+        if terms is None:
+            return
+        for term in terms:
             keep = np.frombuffer(self.docs[term], dtype=np.int32) != doc
             self.docs[term] = array("i", np.frombuffer(self.docs[term], dtype=np.int32)[keep].tobytes())
             self.tfs[term] = array("f", np.frombuffer(self.tfs[term], dtype=np.float32)[keep].tobytes())
             if not self.docs[term]:
                 del self.docs[term], self.tfs[term]
-        if self.terms[doc]:
-            self.live_docs -= 1
+        self.live_docs -= 1
         self.live_length -= self.length[doc]
-        self.terms[doc], self.length[doc] = (), 0
+        self.terms[doc], self.length[doc] = None, 0
 
     def idf(self, term: str) -> float:
         """ln(1 + (N - df + 0.5) / (df + 0.5)): large for rare terms, never negative."""

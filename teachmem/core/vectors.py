@@ -26,12 +26,15 @@ def label_key(value):
 
 
 def require_labels(metadata: dict) -> dict:
-    """Metadata must be JSON-ready: scalars, or lists of scalars (lists are not filterable)."""
+    """Metadata must be JSON-ready: scalars, or lists of scalars (lists are not filterable). A ``user_id``
+    must be a str (or None): 1, True and 1.0 would otherwise be three users who share facts."""
     for key, value in metadata.items():
         items = value if isinstance(value, list) else [value]
         if not all(isinstance(v, _LABEL_TYPES) for v in items):
             raise TypeError(f"metadata {key!r} must be a str, int, float, bool, None or a list of them, "
                             f"got {type(value).__name__}")
+        if key == "user_id" and not all(v is None or isinstance(v, str) for v in items):
+            raise TypeError(f"user_id must be a str, got {type(value).__name__}")
     return metadata
 
 

@@ -1,10 +1,9 @@
 """Semantic long-term memory: store moments, find them by meaning, let them fade.
 
-A query ranks every memory at once: relevance (BM25 blended with vector cosine, a reply inheriting
-from the turn it answers) meets importance and age in one of three scores (``SCORINGS``). A *fact*
-has a key, so "favorite color is green" retires "favorite color is blue" (kept as history).
-Consolidation merges near-duplicates; pruning retires what nobody recalls. Every write returns
-its ``Change`` records; every memory has a stable id ("s0", "s1", …) for get/update/delete/history.
+A query ranks every memory at once: relevance (BM25 blended with vector cosine, a reply inheriting from
+the turn it answers) meets importance and age in one of three scores (``SCORINGS``). A fact has a key, so
+"favorite color is green" retires "favorite color is blue". Consolidation merges near-duplicates; pruning
+retires what nobody recalls. Every write returns its Changes; memories have stable ids ("s0", "s1", …).
 
 Taught in notebooks/05_semantic_memory.ipynb.
 """
@@ -39,14 +38,6 @@ def utc(name: str, when) -> datetime | None:
     return when.astimezone(timezone.utc).replace(tzinfo=None) if when and when.tzinfo else when
 
 
-def require_user(user_id):
-    """``user_id`` is a str, None (no user) or a list of str: 1, True and 1.0 must not share one fact key."""
-    for user in user_id if isinstance(user_id, (list, tuple, set, frozenset)) else [user_id]:
-        if user is not None and not isinstance(user, str):
-            raise TypeError(f"user_id must be a str, got {type(user).__name__}")
-    return user_id
-
-
 def epoch_us(when: datetime) -> int:
     """``when`` in whole microseconds since ``teachmem.core.clock.EPOCH``: whole days stay exact."""
     return (when - EPOCH) // timedelta(microseconds=1)
@@ -72,23 +63,19 @@ def hybrid_relevance(lexical: np.ndarray, cosine: np.ndarray, lexical_weight: fl
     into one relevance in [0, 1]; with no shared word, the cosine alone. Negative cosines count as 0."""
     vector = np.clip(cosine, 0.0, 1.0)
     best = float((lexical if mask is None else lexical[mask]).max(initial=0.0))
-    if lexical_weight <= 0 or best <= 0:
-        return vector
-    return lexical_weight * (lexical / best) + (1.0 - lexical_weight) * vector
+    return vector if lexical_weight <= 0 or best <= 0 else lexical_weight * (lexical / best) + (
+        1.0 - lexical_weight) * vector
 
 
 def thread_relevance(relevance: np.ndarray, previous: np.ndarray, reply_weight: float) -> np.ndarray:
     """``(own + reply_weight × previous turn's) / (1 + reply_weight)``: "My grandmother's mole recipe"
     inherits from "What did you cook?". ``previous`` holds each row's predecessor (-1 for none)."""
-    if reply_weight <= 0:
-        return relevance
     inherited = np.where(previous >= 0, relevance[np.maximum(previous, 0)], 0.0)
-    return (relevance + reply_weight * inherited) / (1.0 + reply_weight)
+    return (relevance + reply_weight * inherited) / (1.0 + reply_weight) if reply_weight > 0 else relevance
 
 
 def time_signals(created_us, accessed_us, recalls, now_us: int) -> dict:
-    """Every row's time inputs at ``now_us``: whole days since stored, hours and whole days since last
-    stored-or-recalled, strength (1 + recalls). Memories stamped after ``now`` count as brand new."""
+    """Whole days since stored, hours and days since last recalled, strength (1 + recalls); future = new."""
     since = np.maximum(now_us - accessed_us, 0)
     return {"age_days": np.maximum(now_us - created_us, 0) // DAY_US, "hours_since_access": since / HOUR_US,
             "days_since_recall": since // DAY_US, "strength": recalls + 1.0}
@@ -127,11 +114,9 @@ SCORINGS = {"product": product_score, "generative_agents": generative_agents_sco
 
 
 def fact_key(fact: str) -> str:
-    """What a fact is about, minus its value: two facts with one key cannot both be true.
-
-    "favorite color is blue" -> "favorite color"; "lives in lisbon" -> "lives in"; "prefers window
-    seats" -> "prefers seat" (so "prefers tea" keeps the seat); "is vegetarian" is its own key.
-    """
+    """What a fact is about, minus its value: two facts with one key cannot both be true. "favorite color is
+    blue" -> "favorite color"; "lives in lisbon" -> "lives in"; "prefers window seats" -> "prefers seat" (so
+    "prefers tea" keeps the seat); "is vegetarian" is its own key."""
     low = fact.lower()
     words = low.split()
     if " is " in low and words[0] != "is":
@@ -156,7 +141,7 @@ class SemanticMemoryStore:
             raise ValueError("decay_rate must be in (0, 1]: 0 would erase every memory after one day")
         if scoring not in SCORINGS:
             raise ValueError(f"scoring must be one of {sorted(SCORINGS)}, got {scoring!r}")
-        if embedder is not None and not (isinstance(getattr(embedder, "dim", None), int) and hasattr(embedder, "embed")):
+        if embedder is not None and not (isinstance(getattr(embedder, "dim", 0), int) and hasattr(embedder, "embed")):
             raise TypeError(f"embedder must have an int dim and an embed(texts) method, got {type(embedder).__name__}")
         if clock is not None and not callable(clock):
             raise TypeError(f"clock must be a callable returning a datetime, got {type(clock).__name__}")
@@ -187,15 +172,13 @@ class SemanticMemoryStore:
 
     def store(self, text: str, memory_type: str = "general", importance: float = 0.5,
               timestamp: datetime | None = None, **metadata) -> list[Change]:
-        """Remember ``text``: an ADD, plus the DELETE of the fact it replaces (or a NOOP for a fact
-        already held). Every check runs before anything changes."""
+        """Remember ``text``: an ADD (+ the DELETE of a fact it replaces), or a NOOP for a fact already held."""
         require_text("text", text)
         require_text("memory_type", memory_type)
         importance = require_fraction("importance", importance)
         when = utc("timestamp", timestamp) or self.now()
         require_labels(metadata)
-        user = require_user(metadata.get("user_id"))
-        rows = self.keys.get((user, fact_key(text)), []) if memory_type == "fact" else []
+        rows = self.keys.get((metadata.get("user_id"), fact_key(text)), []) if memory_type == "fact" else []
         if rows and rows[-1] not in self.retired and self.texts[rows[-1]].lower().split() == text.lower().split():
             return [Change("NOOP", f"s{rows[-1]}", text, reason="already stored")]
         vector = self.embedder.embed([text])[0]
@@ -206,8 +189,8 @@ class SemanticMemoryStore:
     def _append(self, text: str, memory_type: str, vector, metadata: dict, **numbers) -> int:
         thread = (metadata.get("user_id"), metadata.get("session_id"), memory_type)
         previous = -1 if memory_type == "fact" else self.threads.get(thread, -1)   # facts stand alone
-        labels = {k: v for k, v in metadata.items() if k != "timestamp"}
-        row = self.table.append(vector, {**labels, "memory_type": memory_type},
+        row = self.table.append(vector, {**{k: v for k, v in metadata.items() if k != "timestamp"},
+                                         "memory_type": memory_type},
                                 **{"previous": previous, "live": True, **numbers})
         self.lexical.add(content_words(text))
         self.texts.append(text)
@@ -224,25 +207,22 @@ class SemanticMemoryStore:
         rows = self.keys.setdefault((self.metadata[row].get("user_id"), fact_key(self.texts[row])), [])
         if row in rows:
             return []
-        old = rows[-1] if rows else None
         rows.append(row)
-        if old is None or old in self.retired:
+        if len(rows) < 2 or rows[-2] in self.retired:
             return []
-        self.replaced[old] = row
-        return [self._retire(old, f"replaced by s{row}")]
+        self.replaced[rows[-2]] = row
+        return [self._retire(rows[-2], f"replaced by s{row}")]
 
     def _retire(self, row: int, why: str) -> Change:
-        self.table["live"][row] = False
+        self.table["live"][row], self.retired[row] = False, why
         self.lexical.remove(row)
-        self.retired[row] = why
         return Change("DELETE", f"s{row}", self.texts[row], reason=why)
 
     def remember(self, turn: str, *, importance: float = 0.5, timestamp=None, **metadata) -> list[Change]:
-        """Extract the atomic facts of a user turn and store each one as a ``fact``; each ADD carries
-        the ``span`` of the turn its words came from, when they can be found there."""
+        """Store each fact extracted from a user turn; its Change carries the ``span`` of the turn it came from."""
         require_text("turn", turn)
-        return [replace(change, span=None if change.event == "DELETE" else locate(fact, turn))
-                for fact in extract_facts(turn) for change in self.store(fact, "fact", importance, timestamp, **metadata)]
+        return [replace(c, span=None if c.event == "DELETE" else locate(fact, turn))
+                for fact in extract_facts(turn) for c in self.store(fact, "fact", importance, timestamp, **metadata)]
 
     def row(self, id: str) -> int:
         """The row of memory ``id`` ("s3" -> 3); an unknown id is a KeyError naming it."""
@@ -253,9 +233,8 @@ class SemanticMemoryStore:
     def get(self, id: str) -> dict:
         """Memory ``id``: its text, type, importance, metadata, and whether it is live (else why not)."""
         r = self.row(id)
-        return {"id": id, "text": self.texts[r], "memory_type": self.types[r],
-                "importance": float(self.table["importance"][r]), "metadata": dict(self.metadata[r]),
-                "live": r not in self.retired, "retired": self.retired.get(r)}
+        return {"id": id, "text": self.texts[r], "memory_type": self.types[r], "importance": float(
+            self.table["importance"][r]), "metadata": dict(self.metadata[r]), "retired": self.retired.get(r)}
 
     def update(self, id: str, text: str) -> list[Change]:
         """Rewrite a live memory: re-embedded, re-indexed, what it said kept in ``history(id)``."""
@@ -279,10 +258,9 @@ class SemanticMemoryStore:
                 else self._retire(r, "deleted")]
 
     def history(self, id_or_fact: str, user_id: str | None = None) -> list[tuple[str, bool]]:
-        """``(text, still live?)`` oldest first. For an id: what the memory said, then what replaced it.
-        For a fact's text: every fact stored under its key (for ``user_id``)."""
+        """``(text, live?)`` oldest first: what memory ``id`` said and what replaced it, or every fact under a key."""
         require_text("id_or_fact", id_or_fact)
-        require_user(user_id)
+        require_labels({"user_id": user_id})
         rows = self.keys.get((user_id, fact_key(id_or_fact)), [])
         if re.fullmatch(r"s\d+", id_or_fact):
             rows = [self.row(id_or_fact)]
@@ -295,16 +273,15 @@ class SemanticMemoryStore:
         """Every part of every memory's score (arrays, one entry per row) and the candidate mask."""
         require_text("query", query)
         require_labels({k: list(v) if isinstance(v, (tuple, set, frozenset)) else v for k, v in filters.items()})
-        require_user(filters.get("user_id"))
         now_us, t = epoch_us(self.now(now)), self.table
         mask = t["live"] & t.mask(filters) if filters else t["live"].copy()
         cosine = t.matrix @ self.embedder.embed([query])[0]
         lexical = self.lexical.scores(content_words(query), t.size)
         match = hybrid_relevance(lexical, cosine, self.lexical_weight, mask)
         relevance = thread_relevance(match, t["previous"], self.reply_weight)
+        when = time_signals(t["created"], t["accessed"], t["recalls"], now_us)
         parts = SCORINGS[self.scoring](relevance=relevance, importance=t["importance"], mask=mask,
-                                       decay_rate=self.decay_rate,
-                                       **time_signals(t["created"], t["accessed"], t["recalls"], now_us))
+                                       decay_rate=self.decay_rate, **when)
         return {"lexical": lexical, "cosine": cosine, "match": match, **parts}, mask
 
     def explain(self, query: str, top_k: int = 3, now: datetime | None = None, **filters) -> list[dict]:
@@ -330,9 +307,8 @@ class SemanticMemoryStore:
         newest copy, which keeps their highest importance, total recalls and a ``merged_from`` list.
         Returns a DELETE of each merged copy and an UPDATE of the one kept."""
         require_fraction("threshold", threshold)
-        t, codes = self.table, {}
-        group = np.array([codes.setdefault((m.get("user_id"), k), len(codes))
-                          for m, k in zip(self.metadata, self.types)], dtype=np.int64)
+        t, ids = self.table, {}            # one group per (user, memory type): only those are compared
+        group = np.array([ids.setdefault((m.get("user_id"), k), len(ids)) for m, k in zip(self.metadata, self.types)])
         rows = np.flatnonzero(t["live"] & (np.array(self.types, dtype=object) != "fact"))
         changes = []
         for cluster in near_duplicate_groups(t.matrix, rows, group, threshold):
@@ -355,40 +331,33 @@ class SemanticMemoryStore:
         return [self._retire(r, "pruned: stale and never recalled") for r in stale.tolist()]
 
     def erase(self, pattern: re.Pattern) -> list[Change]:
-        """Remove every memory whose text, earlier text or metadata ``pattern`` matches: its text,
-        vector, labels, index entry and history go; a tombstone row keeps the ids of the others valid."""
+        """Remove every memory whose text, old text or metadata ``pattern`` matches; its row stays a tombstone."""
         if not isinstance(pattern, re.Pattern):
             raise TypeError(f"pattern must be a compiled re.Pattern, got {type(pattern).__name__}")
         rows = [r for r, text in enumerate(self.texts) if text and any(map(pattern.search, [
             text, *self.edits.get(r, []), *map(str, self.metadata[r].values())]))]
-        changes = [Change("DELETE", f"s{r}", pattern.sub("[forgotten]", self.texts[r]),
-                          reason="erased: matched the forget pattern") for r in rows]
+        changes = [Change("DELETE", f"s{r}", pattern.sub("[forgotten]", self.texts[r]), reason="erased") for r in rows]
         for r in rows:
-            self._tombstone(r)
-        kept = {uk: [r for r in rows if self.texts[r]] for uk, rows in self.keys.items() if not pattern.search(uk[1])}
-        self.keys = {uk: rows for uk, rows in kept.items() if rows}
+            self._retire(r, "forgotten")
+            self.texts[r], self.retired[r], self.metadata[r] = "", "forgotten", {
+                "timestamp": self.metadata[r]["timestamp"], "forgotten": True}
+            self.edits.pop(r, None)
+            self.table.set_vector(r, np.zeros(self.table.dim, dtype=np.float32))
+            self.table.clear_labels(r)
+        kept = {uk: [r for r in old if self.texts[r]] for uk, old in self.keys.items() if not pattern.search(uk[1])}
+        self.keys = {uk: old for uk, old in kept.items() if old}
         if changes and callable(getattr(self.embedder, "clear_cache", None)):
             self.embedder.clear_cache()          # a hashing embedder's cache holds the words it saw
         return changes
 
-    def _tombstone(self, row: int) -> None:
-        if row not in self.retired:
-            self._retire(row, "forgotten")
-        self.texts[row], self.retired[row] = "", "forgotten"
-        self.edits.pop(row, None)
-        self.metadata[row] = {"timestamp": self.metadata[row]["timestamp"], "forgotten": True}
-        self.table.set_vector(row, np.zeros(self.table.dim, dtype=np.float32))
-        self.table.clear_labels(row)
-
     def add(self, role: str, content: str, *, turn: int | None = None, timestamp=None) -> list[Change]:
-        """Store a chat message as a ``message`` memory (nothing for an empty one). All or nothing:
-        a refused message leaves the store, its last turn included, as it was."""
+        """Store a chat message as a ``message`` memory; a refused one changes nothing, not even ``last_turn``."""
         require_role("role", role)
         require_text("content", content, allow_empty=True)
         turn = require_turn("turn", turn, self.last_turn)
         when = utc("timestamp", timestamp)
-        changes = self.store(f"{role}: {content}", "message", timestamp=when, role=role, turn=turn) if \
-            content.strip() else []
+        changes = self.store(f"{role}: {content}", "message", timestamp=when, role=role, turn=turn) \
+            if content.strip() else []
         self.last_turn = turn
         return changes
 
@@ -398,13 +367,13 @@ class SemanticMemoryStore:
             require_text("query", query, allow_empty=True)
         if not query or not query.strip() or not len(self):
             return []
-        # The query is the message just added: its own memory ("user: <query>") would come first,
-        # an echo of text the prompt already holds. Skip such echoes.
+        # The query is the message just added: skip its echo ("user: <query>"), the prompt already holds it.
         echoes = sum(text.partition(": ")[2] == query for text in self.texts)
         hits = [h for h in self.explain(query, self.context_top_k + echoes)
                 if h["text"].partition(": ")[2] != query][:self.context_top_k]
         self._recall([h["row"] for h in hits])
-        return [] if not hits else [{"role": "system", "content": fenced("Relevant memories", [quote(h["text"]) for h in hits])}]
+        return [{"role": "system", "content": fenced("Relevant memories", [quote(h["text"]) for h in hits])}] \
+            if hits else []
 
     def to_state(self) -> dict:
         """Everything as JSON-ready data, vectors included (as lists), and the clock's time."""
@@ -414,13 +383,11 @@ class SemanticMemoryStore:
                 "now": self.now().isoformat(), "last_turn": self.last_turn, "memories": rows,
                 "retired": [[r, why] for r, why in sorted(self.retired.items())],
                 "keys": [[user, key, rows] for (user, key), rows in self.keys.items()],
-                "edits": [[r, texts] for r, texts in sorted(self.edits.items())],
-                "replaced": [[r, by] for r, by in sorted(self.replaced.items())]}
+                "edits": sorted(map(list, self.edits.items())), "replaced": sorted(map(list, self.replaced.items()))}
 
     @classmethod
     def from_state(cls, state: dict, *, embedder=None, clock=None) -> "SemanticMemoryStore":
-        """Rebuild a store saved by ``to_state``: rows are appended again in order, so every id stays;
-        the clock resumes at the saved time."""
+        """Rebuild a store saved by ``to_state`` (every id stays); its clock resumes at the saved time."""
         store = cls(**{name: state[name] for name in SETTINGS}, embedder=embedder or embedder_from_config(
             state["embedder"]), clock=clock or ManualClock(datetime.fromisoformat(state["now"])))
         for m in state["memories"]:
@@ -429,6 +396,5 @@ class SemanticMemoryStore:
         for row, why in state["retired"]:
             store._retire(row, why)
         store.last_turn, store.keys = state["last_turn"], {(u, key): list(rows) for u, key, rows in state["keys"]}
-        store.edits = {r: list(texts) for r, texts in state.get("edits", [])}
-        store.replaced = {r: by for r, by in state.get("replaced", [])}
+        store.edits, store.replaced = dict(state.get("edits", [])), dict(state.get("replaced", []))
         return store
