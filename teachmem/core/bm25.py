@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import math
 from array import array
+from collections import Counter
 
 import numpy as np
 
@@ -55,12 +56,12 @@ class BM25Index:
             self.length.append(0)
         elif self.terms[doc] is not None:
             raise ValueError(f"doc {doc} is indexed; remove it first")
-        counts: dict[str, int] = {}
-        for t in tokens:
-            counts[t] = counts.get(t, 0) + 1
+        counts = Counter(tokens)
         for term, tf in counts.items():
-            self.docs.setdefault(term, array("i")).append(doc)
-            self.tfs.setdefault(term, array("f")).append(tf)
+            if term not in self.docs:
+                self.docs[term], self.tfs[term] = array("i"), array("f")
+            self.docs[term].append(doc)
+            self.tfs[term].append(tf)
         self.terms[doc], self.length[doc] = tuple(counts), len(tokens)
         self.live_docs += 1
         self.live_length += len(tokens)

@@ -29,9 +29,9 @@ from teachmem.core.words import content_words
 __all__ = ["hash_stable", "unit_rows", "check_texts", "HashingEmbedder", "SubwordEmbedder", "EMBEDDERS",
            "embedder_from_config"]
 
-#: Bounds on the work one text costs: a word is hashed from its first MAX_WORD_CHARS characters, and a
-#: vector is built from a text's first MAX_WORDS content words (BM25 still indexes every word).
-MAX_WORD_CHARS, MAX_WORDS = 64, 5_000
+#: Bounds on the work one text costs: a vector is built from a text's first MAX_TEXT_CHARS characters (a
+#: store's BM25 index still sees every word), and a word is hashed from its first MAX_WORD_CHARS characters.
+MAX_TEXT_CHARS, MAX_WORD_CHARS = 20_000, 64
 
 
 def hash_stable(token: str) -> int:
@@ -108,7 +108,7 @@ class HashingEmbedder:
         texts = check_texts(texts)
         out = np.zeros((len(texts), self.dim), dtype=np.float32)
         for i, text in enumerate(texts):
-            parts = [self.slots(w) for w in content_words(text)[:MAX_WORDS]]
+            parts = [self.slots(w) for w in content_words(text[:MAX_TEXT_CHARS])]
             if parts:
                 out[i] = np.bincount(np.concatenate([p[0] for p in parts]),
                                      np.concatenate([p[1] for p in parts]), minlength=self.dim)
