@@ -25,16 +25,16 @@ def label_key(value):
     return (type(value).__name__, value)
 
 
-def require_labels(metadata: dict) -> dict:
+def require_labels(metadata: dict, filters: bool = False) -> dict:
     """Metadata must be JSON-ready: scalars, or lists of scalars (lists are not filterable). A ``user_id``
-    must be a str (or None): 1, True and 1.0 would otherwise be three users who share facts."""
+    is a str or None (1, True and 1.0 would be three users sharing facts); ``filters`` may list several."""
     for key, value in metadata.items():
         items = value if isinstance(value, list) else [value]
         if not all(isinstance(v, _LABEL_TYPES) for v in items):
             raise TypeError(f"metadata {key!r} must be a str, int, float, bool, None or a list of them, "
                             f"got {type(value).__name__}")
-        if key == "user_id" and not all(v is None or isinstance(v, str) for v in items):
-            raise TypeError(f"user_id must be a str, got {type(value).__name__}")
+        if key == "user_id" and not all(isinstance(v, (str, type(None))) for v in (items if filters else [value])):
+            raise TypeError(f"user_id must be a str{' or a list of them' if filters else ''}, got {value!r}")
     return metadata
 
 

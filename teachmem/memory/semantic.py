@@ -272,7 +272,7 @@ class SemanticMemoryStore:
     def scores(self, query: str, now: datetime | None = None, **filters) -> tuple[dict, np.ndarray]:
         """Every part of every memory's score (arrays, one entry per row) and the candidate mask."""
         require_text("query", query)
-        require_labels({k: list(v) if isinstance(v, (tuple, set, frozenset)) else v for k, v in filters.items()})
+        require_labels({k: list(v) if isinstance(v, (tuple, set, frozenset)) else v for k, v in filters.items()}, True)
         now_us, t = epoch_us(self.now(now)), self.table
         mask = t["live"] & t.mask(filters) if filters else t["live"].copy()
         cosine = t.matrix @ self.embedder.embed([query])[0]
