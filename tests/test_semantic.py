@@ -2,6 +2,7 @@
 import importlib.util
 import json
 import math
+import re
 from datetime import datetime, timedelta
 from pathlib import Path
 
@@ -345,3 +346,89 @@ def test_bag_of_words_store_is_pluggable():
     store.store("works at helios")
     assert store.table.matrix.shape == (2, 128)
     assert store.retrieve("seat", top_k=1)[0][1] == "prefers window seats"
+
+
+def test_writes_return_changes_with_stable_ids():
+    store = SemanticMemoryStore()
+    assert SemanticMemoryStore.kind == "semantic"
+    first = store.store("favorite color is blue", "fact", user_id="dana")
+    assert [(c.event, c.id, c.text) for c in first] == [("ADD", "s0", "favorite color is blue")]
+    assert store.store("Favorite color is  BLUE", "fact", user_id="dana")[0].event == "NOOP"   # held already
+    replaced = store.store("favorite color is green", "fact", user_id="dana")
+    assert [(c.event, c.id, c.reason) for c in replaced] == [("ADD", "s1", "new fact"),
+                                                              ("DELETE", "s0", "replaced by s1")]
+    assert store.history("s0") == [("favorite color is blue", False), ("favorite color is green", True)]
+    assert store.get("s0")["retired"] == "replaced by s1" and store.get("s1")["retired"] is None
+    assert [c.event for c in store.add("user", "We deploy on Fly.io")] == ["ADD"] and store.add("user", " ") == []
+    assert store.delete("s2")[0].event == "DELETE" and store.delete("s2")[0].event == "NOOP"
+    assert store.store("lives in lisbon", "fact")[0].id == "s3"         # ids are never reused
+
+
+def test_update_reembeds_reindexes_and_keeps_history():
+    store = SemanticMemoryStore()
+    store.store("the launch is on march 3", importance=0.9)
+    store.store("we use PostgreSQL")
+    [change] = store.update("s0", "the launch moved to april 14")
+    assert (change.event, change.previous) == ("UPDATE", "the launch is on march 3")
+    assert store.retrieve("april launch", 1)[0][1] == "the launch moved to april 14"
+    assert all(h["lexical"] == 0 for h in store.explain("march", 2))          # the old words left the index
+    assert store.history("s0") == [("the launch is on march 3", False), ("the launch moved to april 14", True)]
+    with pytest.raises(TypeError, match="text must be a str"):
+        store.update("s0", 3)
+    store.delete("s1")
+    with pytest.raises(ValueError, match="retired"):
+        store.update("s1", "we use MySQL")
+
+
+@pytest.mark.parametrize("bad", ["s9", "x0", "0", "s-1", "s01", "s1 "])
+def test_unknown_ids_are_a_key_error_naming_the_id(bad):
+    store = SemanticMemoryStore()
+    store.store("we use PostgreSQL")
+    store.store("we deploy on Fly.io")
+    for call in (store.get, store.delete, lambda i: store.update(i, "new text")):
+        with pytest.raises(KeyError, match=f"no memory with id {bad!r}"):
+            call(bad)
+    with pytest.raises(KeyError, match="'s9'"):
+        store.history("s9")
+    with pytest.raises(TypeError, match="id must be a str"):
+        store.get(0)
+
+
+def test_remember_changes_carry_the_span_of_the_turn():
+    store = SemanticMemoryStore()
+    turn = "Hi! My name is Dana and I live in Lisbon."
+    changes = store.remember(turn)
+    assert [c.text for c in changes] == ["name is dana", "lives in lisbon"]
+    assert [turn[slice(*c.span)] for c in changes] == ["name is Dana", "live in Lisbon"]
+    update = store.remember("Actually I moved: I live in Porto now.")
+    assert [(c.event, c.id, c.span is None) for c in update] == [("ADD", "s2", False), ("DELETE", "s1", True)]
+
+
+def test_consolidate_and_prune_return_their_changes():
+    clock = ManualClock(DAY1)
+    store = SemanticMemoryStore(clock=clock)
+    store.store("User prefers pytest with verbose output", "preference")
+    store.store("lunch was a sandwich", "event")
+    store.store("user prefers pytest, verbose output!", "preference")
+    assert [(c.event, c.id) for c in store.consolidate(0.9)] == [("DELETE", "s0"), ("UPDATE", "s2")]
+    store.retrieve("pytest", 1)
+    clock.advance(days=100)
+    assert [(c.event, c.id, c.reason) for c in store.prune(90)] == [("DELETE", "s1", "pruned: stale and never recalled")]
+
+
+def test_erase_removes_every_copy_text_history_vectors_index_and_keys():
+    store = SemanticMemoryStore()
+    store.store("card number is 4111 1111", "fact", user_id="noor", note="4111 1111")
+    store.store("card number is 5500  0000", "fact", user_id="noor")            # retires the first
+    store.store("the launch is on march 3")
+    store.update("s2", "the launch moved, card 4111\n1111 was used")
+    pattern = re.compile(r"4111\s+1111|5500\s+0000")
+    changes = store.erase(pattern)
+    assert sorted((c.event, c.id) for c in changes) == [("DELETE", "s0"), ("DELETE", "s1"), ("DELETE", "s2")]
+    assert not any(pattern.search(c.text) for c in changes)
+    state = json.dumps(store.to_state())
+    assert "4111" not in state and "5500" not in state and "card number" not in state
+    assert len(store) == 0 and store.retrieve("card number", 5) == [] and store.lexical.live_docs == 0
+    assert not store.table.matrix.any() and store.history("card number is 1", user_id="noor") == []
+    assert store.erase(pattern) == []
+    assert store.store("card number is none", "fact", user_id="noor")[0].id == "s3"

@@ -226,7 +226,7 @@ class SemanticMemoryStore:
 
     def row(self, id: str) -> int:
         """The row of memory ``id`` ("s3" -> 3); an unknown id is a KeyError naming it."""
-        if not re.fullmatch(r"s\d+", require_text("id", id)) or int(id[1:]) >= len(self.texts):
+        if not re.fullmatch(r"s(0|[1-9]\d*)", require_text("id", id)) or int(id[1:]) >= len(self.texts):
             raise KeyError(f"no memory with id {id!r}")
         return int(id[1:])
 
@@ -262,7 +262,7 @@ class SemanticMemoryStore:
         require_text("id_or_fact", id_or_fact)
         require_labels({"user_id": user_id})
         rows = self.keys.get((user_id, fact_key(id_or_fact)), [])
-        if re.fullmatch(r"s\d+", id_or_fact):
+        if re.fullmatch(r"s(0|[1-9]\d*)", id_or_fact):
             rows = [self.row(id_or_fact)]
             while rows[-1] in self.replaced:        # a newer row replaced it or took it in
                 rows.append(self.replaced[rows[-1]])
