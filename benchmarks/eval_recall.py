@@ -66,9 +66,8 @@ def _store_ranker(dated: bool = False, **options):
 RANKERS = {
     "BM25, whitespace tokens": _bm25_ranker(lambda text: text.lower().split()),
     "BM25, teachmem tokens": _bm25_ranker(content_words),
-    "random (seed 000) vectors": _store_ranker(embedder=RandomEmbedder(256), lexical_weight=0, reply_weight=0),
-    "bag-of-words (seed 004) vectors": _store_ranker(embedder=BagOfWordsEmbedder(256), lexical_weight=0,
-                                                     reply_weight=0),
+    "random vectors": _store_ranker(embedder=RandomEmbedder(256), lexical_weight=0, reply_weight=0),
+    "bag-of-words vectors": _store_ranker(embedder=BagOfWordsEmbedder(256), lexical_weight=0, reply_weight=0),
     "subword vectors": _store_ranker(lexical_weight=0, reply_weight=0),
     "hybrid BM25 + subword": _store_ranker(reply_weight=0),
     "default store (hybrid + replies)": _store_ranker(),

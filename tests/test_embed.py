@@ -132,7 +132,7 @@ def test_hybrid_and_thread_relevance():
     assert thread_relevance(rel, np.array([-1, 0, 1]), 0.5).tolist() == pytest.approx([0.6, 0.3, 0.2])
 
 
-def test_decay_matches_seed_000_numbers():
+def test_decay_matches_the_worked_numbers():
     d = decay_factor(np.array([0, 10, 20]), 0.95)
     assert d.round(3).tolist() == [1.0, 0.599, 0.358]
     assert (0.9 * d).round(2).tolist() == [0.9, 0.54, 0.32]

@@ -1,4 +1,4 @@
-"""SemanticMemoryStore: seed behaviour, invalidation, upkeep, persistence, bad input, quality."""
+"""SemanticMemoryStore: the worked examples, invalidation, upkeep, persistence, bad input, quality."""
 import importlib.util
 import json
 import math
@@ -17,18 +17,18 @@ ROOT = Path(__file__).resolve().parent.parent
 DAY1, DAY30 = datetime(2026, 1, 15), datetime(2026, 2, 14)
 PYTEST = "User prefers pytest with verbose output and coverage reports"
 POSTGRES = "Project uses PostgreSQL 16 with pgvector extension"
-SEED_004 = ["Hi! My name is Dana and I live in Lisbon.", "I prefer window seats and I am vegetarian.",
+DANA_TURNS = ["Hi! My name is Dana and I live in Lisbon.", "I prefer window seats and I am vegetarian.",
             "By the way my favorite color is blue.", "I work at Helios and my budget is 2000 dollars."]
 
 
-def seed_000_store(pytest_importance=0.8, postgres_importance=0.9):
+def pytest_postgres_store(pytest_importance=0.8, postgres_importance=0.9):
     store = SemanticMemoryStore()
     store.store(PYTEST, memory_type="preference", importance=pytest_importance, timestamp=DAY1)
     store.store(POSTGRES, memory_type="decision", importance=postgres_importance, timestamp=DAY1)
     return store
 
 
-def test_seed_000_example_runs_unchanged(capsys):
+def test_the_pytest_postgres_example_runs_unchanged(capsys):
     store = SemanticMemoryStore()
     store.store(PYTEST, memory_type="preference", importance=0.8, timestamp=DAY1)
     store.store(POSTGRES, memory_type="decision", importance=0.9, timestamp=DAY1)
@@ -42,7 +42,7 @@ def test_seed_000_example_runs_unchanged(capsys):
 @pytest.mark.parametrize("importances", [(0.8, 0.9), (0.9, 0.8)])
 def test_similarity_not_importance_decides(importances):
     """Both ways round: the testing question finds pytest, the database question finds PostgreSQL."""
-    store = seed_000_store(*importances)
+    store = pytest_postgres_store(*importances)
     assert store.retrieve("How should I set up tests?", top_k=2, now=DAY30)[0][1] == PYTEST
     assert store.retrieve("Which database do we use?", top_k=2, now=DAY30)[0][1] == POSTGRES
     hit = store.explain("How should I set up tests?", top_k=1, now=DAY30)[0]
@@ -51,7 +51,7 @@ def test_similarity_not_importance_decides(importances):
 
 
 def test_random_embedder_cannot_find_pytest_without_luck():
-    """Seed 000's stand-in ranks by noise: with some seeds of the text it fails."""
+    """A random stand-in for an embedding ranks by noise: with some seeds of the text it fails."""
     outcomes = set()
     for suffix in ["", ".", "!", " today", " again"]:
         store = SemanticMemoryStore(embedder=RandomEmbedder(64), lexical_weight=0.0)
@@ -61,15 +61,15 @@ def test_random_embedder_cannot_find_pytest_without_luck():
     assert outcomes == {True, False}
 
 
-def seed_004_store(**options):
+def dana_facts_store(**options):
     store = SemanticMemoryStore(**options)
-    for turn in SEED_004:
+    for turn in DANA_TURNS:
         store.remember(turn)
     return store
 
 
-def test_seed_004_demo_seven_facts_seat_first_colour_update_keeps_seven():
-    store = seed_004_store()
+def test_dana_demo_seven_facts_seat_first_colour_update_keeps_seven():
+    store = dana_facts_store()
     assert len(store) == 7
     assert store.texts == ["name is dana", "lives in lisbon", "prefers window seats", "is vegetarian",
                            "favorite color is blue", "budget is 2000 dollars", "works at helios"]
@@ -84,7 +84,7 @@ def test_seed_004_demo_seven_facts_seat_first_colour_update_keeps_seven():
 
 
 def test_different_preferences_never_overwrite_each_other():
-    store = seed_004_store()
+    store = dana_facts_store()
     store.remember("I prefer tea in the morning")
     assert len(store) == 8 and store.history("prefers seats") == [("prefers window seats", True)]
     store.remember("I prefer aisle seats now")
@@ -128,7 +128,7 @@ def test_decay_counts_whole_days_and_treats_future_as_new():
 
 
 def test_retrieve_records_recall_but_explain_does_not():
-    store = seed_000_store()
+    store = pytest_postgres_store()
     store.explain("tests", top_k=1, now=DAY30)
     assert store.table["recalls"].tolist() == [0, 0]
     store.retrieve("tests", top_k=1, now=DAY30)
@@ -196,7 +196,7 @@ def test_prune_retires_stale_never_recalled_memories_only():
 
 
 def test_state_round_trip_through_json():
-    store = seed_004_store(decay_rate=0.9)
+    store = dana_facts_store(decay_rate=0.9)
     store.remember("Actually my favorite color is green.")
     store.add("user", "We deploy the API on Fly.io in Frankfurt", timestamp=DAY1)
     store.add("assistant", "Noted, two machines in Frankfurt.")
@@ -260,7 +260,7 @@ def test_context_skips_the_echo_of_the_query_but_retrieve_does_not():
     (lambda s: s.remember(""), "turn must be a non-empty string"),
 ])
 def test_bad_input_raises_and_stores_nothing(call, message):
-    store = seed_000_store()
+    store = pytest_postgres_store()
     before = json.dumps(store.to_state())
     with pytest.raises((ValueError, TypeError), match=message):
         call(store)
@@ -275,7 +275,7 @@ def test_bad_settings():
 
 
 def test_top_k_above_size_returns_everything_best_first():
-    store = seed_000_store()
+    store = pytest_postgres_store()
     hits = store.retrieve("tests", top_k=50, now=DAY30)
     assert len(hits) == 2 and hits[0][0] >= hits[1][0]
     assert SemanticMemoryStore().retrieve("anything", top_k=5) == []
@@ -333,11 +333,11 @@ def test_default_store_beats_bm25_on_long_conversations():
     for pooled in (False, True):
         scores = {name: ev.recall_at_k(ev.RANKERS[name], ev.CONVERSATIONS, 10, pooled)["all"]
                   for name in ("BM25, whitespace tokens", "BM25, teachmem tokens", "default store (hybrid + replies)",
-                               "random (seed 000) vectors")}
+                               "random vectors")}
         assert scores["default store (hybrid + replies)"] >= 0.8
         assert scores["default store (hybrid + replies)"] > scores["BM25, teachmem tokens"] + 0.05
         assert scores["BM25, teachmem tokens"] > scores["BM25, whitespace tokens"]
-        assert scores["random (seed 000) vectors"] < 0.3
+        assert scores["random vectors"] < 0.3
 
 
 def test_bag_of_words_store_is_pluggable():
