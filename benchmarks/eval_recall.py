@@ -31,7 +31,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from recall_conversations import CONVERSATIONS  # noqa: E402
 
-from teachmem.core.embed import BagOfWordsEmbedder, RandomEmbedder, SubwordEmbedder  # noqa: E402
+from teachmem.core.embed import BagOfWordsEmbedder, RandomEmbedder  # noqa: E402
 from teachmem.core.words import content_words  # noqa: E402
 from teachmem.memory.semantic import SemanticMemoryStore  # noqa: E402
 from teachmem.core.bm25 import BM25Index  # noqa: E402

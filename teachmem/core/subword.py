@@ -94,7 +94,7 @@ class HashingEmbedder:
             hashes = [hash_stable(f) for f, _ in feats]
             signs = [1 - 2 * ((h >> 31) & 1) if self.signed else 1 for h in hashes]
             hit = (np.array([h % self.dim for h in hashes], dtype=np.intp),
-                   np.array([s * w for s, (_, w) in zip(signs, feats)], dtype=np.float64))
+                   np.array([s * w for s, (_, w) in zip(signs, feats, strict=True)], dtype=np.float64))
             if len(self.cache) > 200_000:     # bound memory on endless vocabularies
                 self.cache.clear()
             self.cache[word] = hit

@@ -191,7 +191,7 @@ def near_duplicate_groups(matrix: np.ndarray, rows: np.ndarray, groups: np.ndarr
         sims = vectors[start:start + block] @ vectors.T
         same = labels[start:start + block, None] == labels[None, :]
         upper = np.arange(start, start + len(sims))[:, None] < np.arange(len(rows))[None, :]
-        for i, j in zip(*np.nonzero((sims >= threshold) & same & upper)):
+        for i, j in zip(*np.nonzero((sims >= threshold) & same & upper), strict=True):
             a, b = root(int(rows[start + i])), root(int(rows[j]))
             parent[max(a, b)] = min(a, b)
     clusters: dict[int, list[int]] = {}

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import math
 import re
+from collections.abc import Callable
 from dataclasses import replace
 from datetime import datetime, timedelta, timezone
 
@@ -32,10 +33,10 @@ SETTINGS = ("decay_rate", "lexical_weight", "reply_weight", "scoring", "context_
 DAY_US, HOUR_US = 86_400_000_000, 3_600_000_000     # time is kept in whole microseconds since EPOCH
 
 
-def utc(name: str, when) -> datetime | None:
-    """A checked datetime (or None); a timezone-aware one becomes naive UTC, so all times compare."""
-    when = require_datetime(name, when)
-    return when.astimezone(timezone.utc).replace(tzinfo=None) if when and when.tzinfo else when
+def utc(name: str, when) -> datetime:
+    """A checked datetime; a timezone-aware one becomes naive UTC, so all times compare."""
+    when = require_datetime(name, when, allow_none=False)
+    return when.astimezone(timezone.utc).replace(tzinfo=None) if when.tzinfo else when
 
 
 def epoch_us(when: datetime) -> int:
@@ -93,7 +94,7 @@ def generative_agents_score(relevance, importance, hours_since_access, mask, rec
     importance and relevance, each min-max normalised over the candidates, added with ``weights``."""
     parts = {"recency": min_max(decay_factor(hours_since_access, recency_decay), mask),
              "importance": min_max(importance, mask), "relevance": min_max(relevance, mask)}
-    return {"score": sum(w * p for w, p in zip(weights, parts.values())), **parts}
+    return {"score": sum(w * p for w, p in zip(weights, parts.values(), strict=True)), **parts}
 
 
 def memorybank_retention(days, strength) -> np.ndarray:
@@ -110,7 +111,8 @@ def memorybank_score(relevance, importance, days_since_recall, strength, **_) ->
 
 
 #: The scores a store can rank by, each taught in notebooks/05_semantic_memory.ipynb.
-SCORINGS = {"product": product_score, "generative_agents": generative_agents_score, "memorybank": memorybank_score}
+SCORINGS: dict[str, Callable[..., dict]] = {"product": product_score, "generative_agents": generative_agents_score,
+                                            "memorybank": memorybank_score}
 
 
 def fact_key(fact: str) -> str:
@@ -149,8 +151,7 @@ class SemanticMemoryStore:
             float(decay_rate), scoring, require_fraction("lexical_weight", lexical_weight),
             require_fraction("reply_weight", reply_weight), require_positive_int("context_top_k", context_top_k))
         self.embedder = embedder or SubwordEmbedder(require_int_at_least("embed_dim", embed_dim, 2))
-        self.clock = clock or ManualClock()
-        self.lexical = BM25Index()
+        self.clock, self.lexical = clock or ManualClock(), BM25Index()
         self.table = MemoryTable(self.embedder.dim, {"importance": np.float64, "created": np.int64, "accessed":
                                  np.int64, "recalls": np.int32, "previous": np.int64, "live": bool})
         self.texts: list[str] = []                 # row -> text ("" once erased); a row's id is f"s{row}"
@@ -168,7 +169,7 @@ class SemanticMemoryStore:
 
     def now(self, now: datetime | None = None) -> datetime:
         """``now`` if given, else the clock's time; naive UTC either way."""
-        return utc("now", now) or utc("clock()", self.clock())
+        return utc("now", now) if now is not None else utc("clock()", self.clock())
 
     def store(self, text: str, memory_type: str = "general", importance: float = 0.5,
               timestamp: datetime | None = None, **metadata) -> list[Change]:
@@ -176,7 +177,7 @@ class SemanticMemoryStore:
         require_text("text", text)
         require_text("memory_type", memory_type)
         importance = require_fraction("importance", importance)
-        when = utc("timestamp", timestamp) or self.now()
+        when = utc("timestamp", timestamp) if timestamp is not None else self.now()
         require_labels(metadata)
         rows = self.keys.get((metadata.get("user_id"), fact_key(text)), []) if memory_type == "fact" else []
         if rows and rows[-1] not in self.retired and self.texts[rows[-1]].lower().split() == text.lower().split():
@@ -304,23 +305,23 @@ class SemanticMemoryStore:
 
     def consolidate(self, threshold: float = 0.9) -> list[Change]:
         """Merge live near-duplicates (cosine >= ``threshold``; same user, same type, not facts) into the
-        newest copy, which keeps their highest importance, total recalls and a ``merged_from`` list.
+        newest copy, which keeps their highest importance, total recalls and a ``merged_from`` list of ids.
         Returns a DELETE of each merged copy and an UPDATE of the one kept."""
         require_fraction("threshold", threshold)
-        t, ids = self.table, {}            # one group per (user, memory type): only those are compared
-        group = np.array([ids.setdefault((m.get("user_id"), k), len(ids)) for m, k in zip(self.metadata, self.types)])
+        t, ids = self.table, dict[tuple, int]()          # one group per (user, memory type): only those are compared
+        group = np.array([ids.setdefault((m.get("user_id"), k), len(ids))
+                          for m, k in zip(self.metadata, self.types, strict=True)])
         rows = np.flatnonzero(t["live"] & (np.array(self.types, dtype=object) != "fact"))
         changes = []
         for cluster in near_duplicate_groups(t.matrix, rows, group, threshold):
-            keep, merged = cluster[-1], cluster[:-1]
-            for r in merged:
-                self.replaced[r] = keep
-                changes.append(self._retire(r, f"merged into s{keep}"))
+            keep, merged, taken = cluster[-1], cluster[:-1], [f"s{r}" for r in cluster[:-1]]
+            self.replaced.update(dict.fromkeys(merged, keep))
+            changes += [self._retire(r, f"merged into s{keep}") for r in merged]
             t["importance"][keep] = t["importance"][cluster].max()
             t["recalls"][keep] = t["recalls"][cluster].sum()
-            self.metadata[keep]["merged_from"] = sorted(set(self.metadata[keep].get("merged_from", []) + merged))
-            changes.append(Change("UPDATE", f"s{keep}", self.texts[keep], previous=self.texts[keep],
-                                  reason="took in " + ", ".join(f"s{r}" for r in merged)))
+            self.metadata[keep]["merged_from"] = self.metadata[keep].get("merged_from", []) + taken
+            changes.append(Change("UPDATE", f"s{keep}", self.texts[keep], reason=f"took in {', '.join(taken)}: "
+                                  f"importance {t['importance'][keep]:.2f}, {t['recalls'][keep]} recalls"))
         return changes
 
     def prune(self, max_age_days: int = 90, now: datetime | None = None) -> list[Change]:
@@ -355,7 +356,7 @@ class SemanticMemoryStore:
         require_role("role", role)
         require_text("content", content, allow_empty=True)
         turn = require_turn("turn", turn, self.last_turn)
-        when = utc("timestamp", timestamp)
+        when = None if timestamp is None else utc("timestamp", timestamp)
         changes = self.store(f"{role}: {content}", "message", timestamp=when, role=role, turn=turn) \
             if content.strip() else []
         self.last_turn = turn
@@ -363,9 +364,7 @@ class SemanticMemoryStore:
 
     def context(self, query: str | None = None) -> list[dict]:
         """The memories most relevant to ``query`` as one system message of quoted data."""
-        if query is not None:
-            require_text("query", query, allow_empty=True)
-        if not query or not query.strip() or not len(self):
+        if query is None or not require_text("query", query, allow_empty=True).strip() or not len(self):
             return []
         # The query is the message just added: skip its echo ("user: <query>"), the prompt already holds it.
         echoes = sum(text.partition(": ")[2] == query for text in self.texts)
@@ -378,7 +377,7 @@ class SemanticMemoryStore:
     def to_state(self) -> dict:
         """Everything as JSON-ready data, vectors included (as lists), and the clock's time."""
         rows = [{"text": x, "memory_type": k, "metadata": m, **self.table.row_state(r)}
-                for r, (x, k, m) in enumerate(zip(self.texts, self.types, self.metadata))]
+                for r, (x, k, m) in enumerate(zip(self.texts, self.types, self.metadata, strict=True))]
         return {**{name: getattr(self, name) for name in SETTINGS}, "embedder": self.embedder.config(),
                 "now": self.now().isoformat(), "last_turn": self.last_turn, "memories": rows,
                 "retired": [[r, why] for r, why in sorted(self.retired.items())],
