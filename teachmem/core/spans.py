@@ -9,8 +9,6 @@ what a visualiser highlights.
 (6, 20)
 >>> locate("prefers window seats", "I like trains") is None
 True
-
-Taught in notebooks/05_semantic_memory.ipynb.
 """
 from __future__ import annotations
 

@@ -160,8 +160,6 @@ EMBEDDERS: dict[str, type] = {SubwordEmbedder.name: SubwordEmbedder}
 
 def embedder_from_config(config: dict):
     """Rebuild an embedder from its ``config()`` (how a saved store gets its embedder back).
-
-    Taught in notebooks/05_semantic_memory.ipynb.
     """
     if not isinstance(config, dict) or "name" not in config:
         raise ValueError(f"config must be a dict with a 'name', got {config!r}")

@@ -146,8 +146,6 @@ def top_k_rows(scores: np.ndarray, mask: np.ndarray, k: int, sample: int = 512) 
     score of an evenly spaced sample of rows is a lower bound for the k-th
     best overall, so numpy's O(n) partition runs only on the rows above it.
     Ties are broken by row (older first), whatever numpy's partition does.
-
-    Taught in notebooks/05_semantic_memory.ipynb.
     """
     k = min(k, int(np.count_nonzero(mask)))
     if k == 0:
@@ -174,8 +172,6 @@ def near_duplicate_groups(matrix: np.ndarray, rows: np.ndarray, groups: np.ndarr
     Only rows with the same ``groups`` value are compared (e.g. the same user
     and memory type), a ``block × n`` similarity matrix at a time (never
     ``n × n``); pairs join transitively: if A ~ B and B ~ C, all three are one cluster.
-
-    Taught in notebooks/05_semantic_memory.ipynb.
     """
     rows = np.asarray(rows, dtype=np.intp)
     parent = {int(r): int(r) for r in rows}
