@@ -150,7 +150,8 @@ class SemanticMemoryStore:
         self.decay_rate, self.scoring, self.lexical_weight, self.reply_weight, self.context_top_k = (
             float(decay_rate), scoring, require_fraction("lexical_weight", lexical_weight),
             require_fraction("reply_weight", reply_weight), require_positive_int("context_top_k", context_top_k))
-        self.embedder = embedder or SubwordEmbedder(require_int_at_least("embed_dim", embed_dim, 2))
+        self.embedder = embedder if embedder is not None else SubwordEmbedder(
+            require_int_at_least("embed_dim", embed_dim, 2))
         self.clock, self.lexical = clock or ManualClock(), BM25Index()
         self.table = MemoryTable(self.embedder.dim, {"importance": np.float64, "created": np.int64, "accessed":
                                  np.int64, "recalls": np.int32, "previous": np.int64, "live": bool})
