@@ -153,8 +153,8 @@ class SemanticMemoryStore:
         self.embedder = embedder if embedder is not None else SubwordEmbedder(
             require_int_at_least("embed_dim", embed_dim, 2))
         self.clock, self.lexical = clock or ManualClock(), BM25Index()
-        self.table = MemoryTable(self.embedder.dim, {"importance": np.float64, "created": np.int64, "accessed":
-                                 np.int64, "recalls": np.int32, "previous": np.int64, "live": bool})
+        self.table = MemoryTable(self.embedder.dim, {"importance": np.float64, "created": np.int64,
+                                 "accessed": np.int64, "recalls": np.int32, "previous": np.int64, "live": bool})
         self.texts: list[str] = []                 # row -> text ("" once erased); a row's id is f"s{row}"
         self.types: list[str] = []                 # row -> memory type
         self.metadata: list[dict] = []             # row -> labels and the ISO timestamp
@@ -235,8 +235,8 @@ class SemanticMemoryStore:
     def get(self, id: str) -> dict:
         """Memory ``id``: its text, type, importance, metadata, and whether it is live (else why not)."""
         r = self.row(id)
-        return {"id": id, "text": self.texts[r], "memory_type": self.types[r], "importance": float(
-            self.table["importance"][r]), "metadata": dict(self.metadata[r]), "retired": self.retired.get(r)}
+        return {"id": id, "text": self.texts[r], "memory_type": self.types[r], "metadata": dict(self.metadata[r]),
+                "importance": float(self.table["importance"][r]), "retired": self.retired.get(r)}
 
     def update(self, id: str, text: str) -> list[Change]:
         """Rewrite a live memory: re-embedded, re-indexed, what it said kept in ``history(id)``."""
@@ -388,8 +388,8 @@ class SemanticMemoryStore:
     @classmethod
     def from_state(cls, state: dict, *, embedder=None, clock=None) -> "SemanticMemoryStore":
         """Rebuild a store saved by ``to_state`` (every id stays); its clock resumes at the saved time."""
-        store = cls(**{name: state[name] for name in SETTINGS}, embedder=embedder or embedder_from_config(
-            state["embedder"]), clock=clock or ManualClock(datetime.fromisoformat(state["now"])))
+        store = cls(**{name: state[name] for name in SETTINGS}, clock=clock or ManualClock(datetime.fromisoformat(
+            state["now"])), embedder=embedder if embedder is not None else embedder_from_config(state["embedder"]))
         for m in state["memories"]:
             store._append(m["text"], m["memory_type"], np.asarray(m["vector"], np.float32), dict(m["metadata"]),
                           **m["numbers"])
