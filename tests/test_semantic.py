@@ -435,3 +435,25 @@ def test_erase_removes_every_copy_text_history_vectors_index_and_keys():
     assert not store.table.matrix.any() and store.history("card number is 1", user_id="noor") == []
     assert store.erase(pattern) == []
     assert store.store("card number is none", "fact", user_id="noor")[0].id == "s3"
+
+
+def test_erase_leaves_no_copy_in_thread_keys_or_label_columns():
+    store = SemanticMemoryStore()
+    store.store("my email is noor@example.com", user_id="noor", session_id="noor-1")
+    store.erase(forget_pattern("noor"))
+    assert "noor" not in json.dumps(store.to_state()) and "noor" not in repr(store.threads)
+    assert store.table.mask({"user_id": "noor"}).sum() == 0
+
+
+def test_provenance_lists_every_memory_held_with_where_it_came_from():
+    store = SemanticMemoryStore()
+    store.add("user", "We deploy on Fly.io", timestamp=DAY1)
+    store.store("lives in lisbon", "fact", 0.9, DAY1, confidence=0.8)
+    store.store("lives in porto", "fact", 0.9, DAY30)
+    assert store.provenance() == [
+        {"id": "s0", "text": "user: We deploy on Fly.io", "memory_type": "message", "turn": 1,
+         "timestamp": DAY1.isoformat(), "confidence": 1.0},
+        {"id": "s1", "text": "lives in lisbon", "memory_type": "fact (history)", "turn": None,
+         "timestamp": DAY1.isoformat(), "confidence": 0.8},
+        {"id": "s2", "text": "lives in porto", "memory_type": "fact", "turn": None,
+         "timestamp": DAY30.isoformat(), "confidence": None}]

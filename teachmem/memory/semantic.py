@@ -1,9 +1,9 @@
 """Semantic long-term memory: store moments, find them by meaning, let them fade.
 
-A query ranks every memory at once: relevance (BM25 blended with vector cosine, a reply inheriting from
-the turn it answers) meets importance and age in one of three scores (``SCORINGS``). A fact has a key, so
-"favorite color is green" retires "favorite color is blue". Consolidation merges near-duplicates; pruning
-retires what nobody recalls. Every write returns its Changes; memories have stable ids ("s0", "s1", …).
+A query ranks every memory at once: relevance (BM25 blended with vector cosine, a reply inheriting from the
+turn it answers) meets importance and age in one of three scores (``SCORINGS``). A fact's key lets "favorite color
+is green" retire "favorite color is blue"; consolidation merges near-duplicates; pruning retires what nobody
+recalls. Every write returns its Changes; every memory has a stable id ("s0", "s1", …).
 
 Taught in notebooks/05_semantic_memory.ipynb.
 """
@@ -45,9 +45,8 @@ def epoch_us(when: datetime) -> int:
 
 
 def decay_factor(days, rate: float) -> np.ndarray:
-    """``rate ** days`` for every memory: with rate 0.95, 10 days leave 0.599 of a score, 20 days 0.358."""
-    days = np.asarray(days, dtype=np.float64)
-    return np.exp(days * math.log(rate)) if rate > 0 else (days <= 0).astype(np.float64)
+    """``rate ** days`` for every memory (rate > 0): with 0.95, 10 days leave 0.599 of a score, 20 days 0.358."""
+    return np.exp(np.asarray(days, dtype=np.float64) * math.log(rate))
 
 
 def min_max(values, mask: np.ndarray | None = None) -> np.ndarray:
@@ -58,10 +57,8 @@ def min_max(values, mask: np.ndarray | None = None) -> np.ndarray:
     return np.full_like(values, 0.5) if high - low <= 1e-12 else (values - low) / (high - low)
 
 
-def hybrid_relevance(lexical: np.ndarray, cosine: np.ndarray, lexical_weight: float,
-                     mask: np.ndarray | None = None) -> np.ndarray:
-    """BM25 (divided by the best among the candidates: it has no upper bound) blended with the cosine
-    into one relevance in [0, 1]; with no shared word, the cosine alone. Negative cosines count as 0."""
+def hybrid_relevance(lexical: np.ndarray, cosine: np.ndarray, lexical_weight: float, mask=None) -> np.ndarray:
+    """BM25 (over the best candidate's: it has no upper bound) blended with the cosine (0 if negative)."""
     vector = np.clip(cosine, 0.0, 1.0)
     best = float((lexical if mask is None else lexical[mask]).max(initial=0.0))
     return vector if lexical_weight <= 0 or best <= 0 else lexical_weight * (lexical / best) + (
@@ -69,8 +66,7 @@ def hybrid_relevance(lexical: np.ndarray, cosine: np.ndarray, lexical_weight: fl
 
 
 def thread_relevance(relevance: np.ndarray, previous: np.ndarray, reply_weight: float) -> np.ndarray:
-    """``(own + reply_weight × previous turn's) / (1 + reply_weight)``: "My grandmother's mole recipe"
-    inherits from "What did you cook?". ``previous`` holds each row's predecessor (-1 for none)."""
+    """A reply inherits from the turn it answers (``previous``, -1 for none): (own + w × previous's) / (1 + w)."""
     inherited = np.where(previous >= 0, relevance[np.maximum(previous, 0)], 0.0)
     return (relevance + reply_weight * inherited) / (1.0 + reply_weight) if reply_weight > 0 else relevance
 
@@ -99,8 +95,7 @@ def generative_agents_score(relevance, importance, hours_since_access, mask, rec
 
 def memorybank_retention(days, strength) -> np.ndarray:
     """The MemoryBank forgetting curve R = exp(-t / S) (Zhong et al., 2023): a larger S fades more slowly."""
-    days = np.maximum(np.asarray(days, dtype=np.float64), 0.0)
-    return np.exp(-days / np.asarray(strength, dtype=np.float64))
+    return np.exp(-np.maximum(np.asarray(days, dtype=np.float64), 0.0) / np.asarray(strength, dtype=np.float64))
 
 
 def memorybank_score(relevance, importance, days_since_recall, strength, **_) -> dict:
@@ -110,15 +105,13 @@ def memorybank_score(relevance, importance, days_since_recall, strength, **_) ->
             "retention": retention, "strength": np.asarray(strength, float)}
 
 
-#: The scores a store can rank by, each taught in notebooks/05_semantic_memory.ipynb.
-SCORINGS: dict[str, Callable[..., dict]] = {"product": product_score, "generative_agents": generative_agents_score,
-                                            "memorybank": memorybank_score}
+SCORINGS: dict[str, Callable[..., dict]] = {    # the scores a store can rank by
+    "product": product_score, "generative_agents": generative_agents_score, "memorybank": memorybank_score}
 
 
 def fact_key(fact: str) -> str:
-    """What a fact is about, minus its value: two facts with one key cannot both be true. "favorite color is
-    blue" -> "favorite color"; "lives in lisbon" -> "lives in"; "prefers window seats" -> "prefers seat" (so
-    "prefers tea" keeps the seat); "is vegetarian" is its own key."""
+    """What a fact is about, minus its value (one key, one true value): "favorite color is blue" -> "favorite
+    color", "lives in lisbon" -> "lives in", "prefers window seats" -> "prefers seat"; "is vegetarian" -> itself."""
     low = fact.lower()
     words = low.split()
     if " is " in low and words[0] != "is":
@@ -305,9 +298,8 @@ class SemanticMemoryStore:
         self.table["recalls"][rows] += 1
 
     def consolidate(self, threshold: float = 0.9) -> list[Change]:
-        """Merge live near-duplicates (cosine >= ``threshold``; same user, same type, not facts) into the
-        newest copy, which keeps their highest importance, total recalls and a ``merged_from`` list of ids.
-        Returns a DELETE of each merged copy and an UPDATE of the one kept."""
+        """Merge live near-duplicates (cosine >= ``threshold``; same user and type, not facts) into the newest
+        copy (highest importance, total recalls, ``merged_from``): a DELETE each, an UPDATE of the one kept."""
         require_fraction("threshold", threshold)
         t, ids = self.table, dict[tuple, int]()          # one group per (user, memory type): only those are compared
         group = np.array([ids.setdefault((m.get("user_id"), k), len(ids))
@@ -348,9 +340,17 @@ class SemanticMemoryStore:
             self.table.clear_labels(r)
         kept = {uk: [r for r in old if self.texts[r]] for uk, old in self.keys.items() if not pattern.search(uk[1])}
         self.keys = {uk: old for uk, old in kept.items() if old}
+        self.threads = {thread: r for thread, r in self.threads.items() if self.texts[r]}
         if changes and callable(getattr(self.embedder, "clear_cache", None)):
             self.embedder.clear_cache()          # a hashing embedder's cache holds the words it saw
         return changes
+
+    def provenance(self) -> list[dict]:
+        """Every memory held (retired ones as history): id, type, text, turn, timestamp, confidence."""
+        return [{"id": f"s{r}", "text": x, "memory_type": k if r not in self.retired else f"{k} (history)",
+                 "turn": m.get("turn", m.get("source_turn")), "timestamp": m["timestamp"],
+                 "confidence": m.get("confidence", 1.0 if k == "message" else None)}
+                for r, (x, k, m) in enumerate(zip(self.texts, self.types, self.metadata, strict=True)) if x]
 
     def add(self, role: str, content: str, *, turn: int | None = None, timestamp=None) -> list[Change]:
         """Store a chat message as a ``message`` memory; a refused one changes nothing, not even ``last_turn``."""
