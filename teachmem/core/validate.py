@@ -7,7 +7,7 @@ call never leaves a memory half-changed.
 from __future__ import annotations
 
 import math
-from datetime import datetime
+from datetime import datetime, timezone
 
 ROLES = ("system", "user", "assistant", "tool")
 
@@ -17,11 +17,36 @@ def _is_int(value) -> bool:
 
 
 def require_text(name: str, value, allow_empty: bool = False) -> str:
+    """A str that can be stored: non-empty (unless allowed) and encodable as UTF-8.
+
+    A lone surrogate such as ``"caf\\udce9"`` (what a bad byte decoded with
+    ``errors="surrogateescape"`` turns into) is a str Python accepts but no
+    file or database can hold, so it is refused here, at the door.
+    """
     if not isinstance(value, str):
         raise TypeError(f"{name} must be a str, got {type(value).__name__}")
     if not allow_empty and not value.strip():
         raise ValueError(f"{name} must be a non-empty string, got {value!r}")
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError as err:
+        raise ValueError(f"{name} must be valid Unicode text; it has a lone surrogate "
+                         f"{value[err.start]!r} at position {err.start}") from None
     return value
+
+
+def require_user_id(name: str, value, allow_none: bool = False) -> str | None:
+    """A user id is a non-empty ``str``: ``1``, ``True`` and ``1.0`` are refused, not coerced.
+
+    Python treats ``1 == True == 1.0`` as one dictionary key, so numeric ids
+    would let one user's facts retire another's.
+    """
+    if value is None and allow_none:
+        return None
+    if not isinstance(value, str):
+        raise TypeError(f"{name} must be a str{' or None' if allow_none else ''}, got {type(value).__name__} "
+                        f"{value!r}")
+    return require_text(name, value)
 
 
 def require_role(name: str, value) -> str:
@@ -53,12 +78,23 @@ def require_fraction(name: str, value) -> float:
 
 
 def require_datetime(name: str, value, allow_none: bool = True):
+    """A datetime, returned as naive UTC: use the value this returns, not the argument.
+
+    Naive datetimes are taken as they are; a timezone-aware one (what a
+    PostgreSQL driver hands back) is converted to UTC and its ``tzinfo``
+    dropped, so every time a memory compares is of one kind.
+    """
     if value is None and allow_none:
         return None
     if not isinstance(value, datetime):
         raise TypeError(f"{name} must be a datetime{' or None' if allow_none else ''}, "
                         f"got {type(value).__name__}")
-    return value
+    if value.utcoffset() is None:
+        return value
+    try:
+        return value.astimezone(timezone.utc).replace(tzinfo=None)
+    except OverflowError:
+        raise ValueError(f"{name} is out of range once converted to UTC, got {value!r}") from None
 
 
 def require_turn(name: str, value, previous: int | None) -> int:
