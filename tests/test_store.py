@@ -90,6 +90,8 @@ def test_vectors_are_float32_blobs_not_json(db, scenario):
 class _Vectorish:
     """A test strategy whose vectors float32 cannot hold exactly."""
 
+    kind = "vectorish"
+
     def __init__(self, vectors):
         self.vectors = vectors
 
@@ -170,8 +172,8 @@ def test_users_names_listing_revisions_and_deletes(db):
     db.save(buf, user_id="ola")
     assert db.users() == ["maya", "ola"]
     assert db.names(user_id="maya") == ["chat", "window"]
-    assert db.listing() == [("maya", "chat", "ConversationBuffer", 2), ("maya", "window", "SlidingWindowMemory", 1),
-                            ("ola", "default", "ConversationBuffer", 1)]
+    assert db.listing() == [("maya", "chat", "buffer", 2), ("maya", "window", "window", 1),
+                            ("ola", "default", "buffer", 1)]
     assert db.revision(user_id="maya", name="chat") == 2 and db.revision(user_id="nobody") == 0
     assert db.delete(user_id="maya", name="chat") and not db.delete(user_id="maya", name="chat")
     assert db.delete_user("maya") == 1 and db.delete_user("maya") == 0
@@ -230,7 +232,7 @@ def test_bad_calls_raise_clear_errors_and_change_nothing(db, call, error, words)
 
 
 def test_a_state_that_is_not_json_is_refused_with_its_path(db):
-    register_strategy(_BadState)
+    register_strategy(_BadState, name="bad_state")
     with pytest.raises(TypeError, match=r"state\['when'\] is a object"):
         db.save(_BadState(), user_id="u")
     assert db.users() == []
