@@ -172,10 +172,13 @@ def decode_state(text: str, vectors: Iterable[tuple[str, bytes]]) -> dict:
     Raises ``ValueError`` when the text is not a JSON object or a vector is missing or cut short.
     """
     try:
-        state = _restore_vectors(json.loads(text), [np.frombuffer(data, dtype=dtype).tolist()
-                                                    for dtype, data in vectors])
+        state = json.loads(text)
+    except ValueError as err:
+        raise ValueError(f"its state is not valid JSON ({err})") from None
+    try:
+        state = _restore_vectors(state, [np.frombuffer(data, dtype=dtype).tolist() for dtype, data in vectors])
     except (ValueError, TypeError, IndexError, KeyError) as err:
-        raise ValueError(f"its state cannot be read ({type(err).__name__}: {err})") from None
+        raise ValueError(f"its vectors do not fit its state ({type(err).__name__}: {err})") from None
     if not isinstance(state, dict):
         raise ValueError(f"its state is a {type(state).__name__}, not an object")
     return state
