@@ -9,6 +9,7 @@ import hashlib
 import json
 import multiprocessing
 import os
+import random
 import sqlite3
 import struct
 import subprocess
@@ -50,7 +51,21 @@ def saved(text: str) -> ConversationBuffer:
 
 
 # ------------------------------------------------------------ (1) processes opening a new file at once
-def _open_and_write(path: str, worker: int, barrier, errors) -> None:
+class Jittery(sqlite3.Connection):
+    """A connection that sometimes pauses after a statement (as a busy machine would), so that
+    processes interleave differently in every round."""
+
+    def execute(self, *args):
+        cursor = super().execute(*args)
+        if random.random() < 0.3:
+            time.sleep(random.uniform(0, 0.03))
+        return cursor
+
+
+def _open_and_write(path: str, worker: int, seed: int, barrier, errors) -> None:
+    random.seed(seed)
+    connect = sqlite3.connect
+    sqlite3.connect = lambda *args, **kwargs: connect(*args, factory=Jittery, **kwargs)   # in this child only
     try:
         barrier.wait(timeout=60)               # everyone opens the fresh file at the same moment
         with MemoryDB(path, timeout=60) as db:
@@ -67,7 +82,8 @@ def test_processes_opening_a_new_file_at_once_all_succeed_and_keep_every_batch(t
     for round_ in range(20):
         path, workers = str(tmp_path / f"fresh{round_}.db"), 2 + round_ % 3
         barrier = CTX.Barrier(workers)
-        procs = [CTX.Process(target=_open_and_write, args=(path, w, barrier, errors)) for w in range(workers)]
+        procs = [CTX.Process(target=_open_and_write, args=(path, w, 10 * round_ + w, barrier, errors))
+                 for w in range(workers)]
         for p in procs:
             p.start()
         for p in procs:
