@@ -322,7 +322,7 @@ def test_a_users_queries_never_return_another_users_memories(memories):
 # ------------------------------------------------------------ two processes at once
 def _writer(path: str, worker: int, rounds: int, barrier) -> None:
     db = MemoryDB(path, timeout=60)
-    barrier.wait(timeout=30)              # everyone starts writing at the same moment
+    barrier.wait(timeout=120)             # everyone starts writing at the same moment
     for i in range(rounds):
         # read-modify-write of one shared memory: the classic lost-update race
         db.update(lambda m: m.add("user", f"worker {worker} message {i}"), user_id="shared",
@@ -342,7 +342,7 @@ def test_concurrent_writers_lose_nothing(tmp_path):
     for p in procs:
         p.start()
     for p in procs:
-        p.join(timeout=60)
+        p.join(timeout=240)        # generous: a loaded two-core CI machine queues four writers slowly
     stuck = [p for p in procs if p.is_alive()]
     for p in stuck:
         p.kill()

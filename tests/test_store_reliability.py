@@ -404,3 +404,21 @@ def test_strategies_are_registered_by_a_stable_name_never_a_class_name():
     with pytest.raises(ValueError, match="unknown strategy 'MyBuffer'"):
         strategy_class("MyBuffer")
     assert strategy_class("my_buffer_test") is MyBuffer
+
+
+# ------------------------------------------------------------ errors name the argument
+def test_bad_arguments_to_memorydb_are_named(tmp_path):
+    for kwargs, error, words in [({"timeout": "1"}, TypeError, "timeout must be a number"),
+                                 ({"timeout": -1}, ValueError, "timeout must be a number of seconds >= 0"),
+                                 ({"read_only": "yes"}, TypeError, "read_only must be a bool")]:
+        with pytest.raises(error, match=words):
+            MemoryDB(tmp_path / "x.db", **kwargs)
+    with MemoryDB(tmp_path / "x.db") as db:
+        with pytest.raises(TypeError, match=r"memory cannot be saved: state\['notes'\]\[0\] is a set"):
+            db.save(_Smuggler({"not", "json"}), user_id="maya")
+        db.save(_Smuggler(), user_id="maya")
+        with pytest.raises(TypeError, match="from_state_options do not fit .*unexpected keyword argument 'colck'"):
+            db.load(user_id="maya", colck=None)
+    with pytest.raises(ValueError, match="path .* is empty, not a teachmem memory database"):
+        (tmp_path / "empty.db").touch()
+        MemoryDB(tmp_path / "empty.db", read_only=True)

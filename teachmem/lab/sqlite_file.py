@@ -71,9 +71,9 @@ def open_database(path: str, timeout: float, read_only: bool) -> tuple[sqlite3.C
     except sqlite3.DatabaseError as err:
         conn.close()
         if isinstance(err, sqlite3.OperationalError) and busy(err):
-            raise sqlite3.OperationalError(f"{path!r} stayed locked by another process for {timeout:g} s: "
+            raise sqlite3.OperationalError(f"path {path!r} stayed locked by another process for {timeout:g} s: "
                                            f"{err}") from None
-        raise ValueError(f"cannot open {path!r} as a teachmem memory database: {err}") from None
+        raise ValueError(f"cannot open path {path!r} as a teachmem memory database: {err}") from None
     except BaseException:
         conn.close()
         raise
@@ -128,7 +128,7 @@ def _check_and_create(conn: sqlite3.Connection, path: str, read_only: bool) -> N
     try:
         found = _ownership(conn, path)
         if found == "new" and read_only:
-            raise ValueError(f"{path!r} is empty, not a teachmem memory database (read_only=True)")
+            raise ValueError(f"path {path!r} is empty, not a teachmem memory database (read_only=True)")
         if found == "new":
             for statement in SCHEMA.split(";"):
                 if statement.strip():
@@ -152,13 +152,13 @@ def _ownership(conn: sqlite3.Connection, path: str) -> str:
               for kind, name in objects if kind == "table"}
     if marker == APPLICATION_ID and version > SCHEMA_VERSION:
         raise SchemaVersionError(
-            f"{path!r} has memory schema version {version}, newer than the version {SCHEMA_VERSION} "
+            f"path {path!r} has memory schema version {version}, newer than the version {SCHEMA_VERSION} "
             "this teachmem understands; upgrade teachmem to read it (nothing was changed)")
     if (version, marker, objects) == (0, 0, []):
         return "new"
     if marker in (0, APPLICATION_ID) and version == SCHEMA_VERSION and tables == TABLES:
         return "ours" if marker else "unmarked"
-    raise ValueError(f"{path!r} is an SQLite database but not a teachmem one (tables {sorted(tables)}, "
+    raise ValueError(f"path {path!r} is an SQLite database but not a teachmem one (tables {sorted(tables)}, "
                      f"user_version {version}, application_id {marker}); nothing was changed")
 
 

@@ -101,7 +101,9 @@ class MemoryDB:
     def __init__(self, path: str | os.PathLike, *, timeout: float = 30.0, read_only: bool = False):
         if not isinstance(path, (str, os.PathLike)):
             raise TypeError(f"path must be a str or a path, got {type(path).__name__}")
-        if isinstance(timeout, bool) or not isinstance(timeout, (int, float)) or not 0 <= timeout < math.inf:
+        if isinstance(timeout, bool) or not isinstance(timeout, (int, float)):
+            raise TypeError(f"timeout must be a number of seconds, got {type(timeout).__name__}")
+        if not 0 <= timeout < math.inf:
             raise ValueError(f"timeout must be a number of seconds >= 0, got {timeout!r}")
         if not isinstance(read_only, bool):
             raise TypeError(f"read_only must be a bool, got {type(read_only).__name__}")
@@ -163,7 +165,10 @@ class MemoryDB:
         """
         user_id, name = self._ids(user_id, name)
         strategy = strategy_name(memory)
-        text, vectors = encode_state(memory.to_state())
+        try:
+            text, vectors = encode_state(memory.to_state())
+        except (TypeError, ValueError) as err:
+            raise type(err)(f"memory cannot be saved: {err}") from None
         with self._write("save()"):
             row = self._conn.execute("SELECT id, revision FROM memories WHERE user_id=? AND name=?",
                                      (user_id, name)).fetchone()
@@ -206,7 +211,10 @@ class MemoryDB:
         """
         strategy, state = self.load_state(user_id=user_id, name=name)
         cls = strategy_class(strategy)
-        inspect.signature(cls.from_state).bind(state, **from_state_options)   # a wrong option is the caller's
+        try:     # a wrong option is the caller's mistake, not damage in the file
+            inspect.signature(cls.from_state).bind(state, **from_state_options)
+        except TypeError as err:
+            raise TypeError(f"from_state_options do not fit {cls.__qualname__}.from_state: {err}") from None
         try:
             return cls.from_state(state, **from_state_options)
         except KeyError as err:
