@@ -2,7 +2,6 @@
 concurrent writers, and a writer killed with SIGKILL in the middle of a batch."""
 import json
 import multiprocessing
-import os
 import random
 import signal
 import sqlite3
@@ -14,7 +13,6 @@ import textwrap
 import time
 from pathlib import Path
 
-import numpy as np
 import pytest
 from hypothesis import given, settings, strategies as st
 
@@ -351,7 +349,8 @@ def test_concurrent_writers_lose_nothing(tmp_path):
         said = [m["content"] for m in db.load(user_id="shared").context()]
         assert sorted(said) == sorted(f"worker {w} message {i}" for w in range(workers) for i in range(rounds))
         for w in range(workers):   # each worker's own messages arrive in its order
-            assert [s for s in said if s.startswith(f"worker {w} ")] == [f"worker {w} message {i}" for i in range(rounds)]
+            assert [s for s in said if s.startswith(f"worker {w} ")] == [f"worker {w} message {i}"
+                                                                         for i in range(rounds)]
             assert db.names(user_id=f"worker{w}") == sorted(f"note{i}" for i in range(rounds))
         assert db.revision(user_id="shared") == workers * rounds
         assert db.integrity_check() == "ok"

@@ -208,7 +208,8 @@ def test_a_path_in_a_missing_folder_is_a_clear_error_naming_the_path(tmp_path):
 
 DAMAGE = {
     "bad JSON": ("UPDATE memories SET state = '{\"messages\": ['", "its state is not valid JSON"),
-    "a missing key": ("UPDATE memories SET state = json_remove(state, '$.messages')", "its state has no key 'messages'"),
+    "a missing key": ("UPDATE memories SET state = json_remove(state, '$.messages')",
+                      "its state has no key 'messages'"),
     "not an object": ("UPDATE memories SET state = '[1, 2]'", "its state is a list, not an object"),
     "a vector gone": ("DELETE FROM vectors", "its vectors do not fit its state"),
 }

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import math
 from datetime import datetime, timezone
+from typing import Literal, overload
 
 ROLES = ("system", "user", "assistant", "tool")
 
@@ -35,6 +36,10 @@ def require_text(name: str, value, allow_empty: bool = False) -> str:
     return value
 
 
+@overload
+def require_user_id(name: str, value, allow_none: Literal[False] = False) -> str: ...
+@overload
+def require_user_id(name: str, value, allow_none: bool) -> str | None: ...
 def require_user_id(name: str, value, allow_none: bool = False) -> str | None:
     """A user id is a non-empty ``str``: ``1``, ``True`` and ``1.0`` are refused, not coerced.
 

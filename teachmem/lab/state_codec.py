@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import json
 import math
-from typing import Iterable, TypeVar
+from typing import Any, Iterable, TypeVar
 
 import numpy as np
 
@@ -73,7 +73,7 @@ def register_strategy(cls: T, name: str | None = None) -> T:
     return cls
 
 
-def strategy_class(name: str) -> type:
+def strategy_class(name: str) -> Any:
     """The class registered as ``name`` (class names saved by earlier versions work too).
 
     Taught in notebooks/09_persistence_and_governance.ipynb.
@@ -115,7 +115,7 @@ def encode_state(state) -> tuple[str, list[np.ndarray]]:
             for key, item in value.items():
                 if not isinstance(key, str):
                     raise TypeError(f"state{path} has a {type(key).__name__} key {key!r}; JSON keys are str")
-                walk(key, f"{path} key {key!r}")
+                _scalar(key, f"{path} key {key!r}")
                 if key in _VECTOR_KEYS and _is_vector(item):
                     out[key] = {_PLACEHOLDER: len(vectors)}
                     vectors.append(_pack(item))
@@ -124,19 +124,24 @@ def encode_state(state) -> tuple[str, list[np.ndarray]]:
             return out
         if isinstance(value, list):
             return [walk(item, f"{path}[{i}]") for i, item in enumerate(value)]
-        if isinstance(value, float) and not math.isfinite(value):
-            raise ValueError(f"state{path} is {value!r}; JSON has no NaN or infinity")
-        if isinstance(value, str):
-            require_text(f"state{path}", value, allow_empty=True)     # no lone surrogates
-        if value is None or isinstance(value, (str, int, float, bool)):
-            return value
-        raise TypeError(f"state{path} is a {type(value).__name__}; to_state() must return "
-                        "only dict, list, str, int, float, bool and None")
+        return _scalar(value, path)
 
     skeleton = walk(state, "")
     if not isinstance(skeleton, dict):
         raise TypeError(f"to_state() must return a dict, got {type(state).__name__}")
     return json.dumps(skeleton, ensure_ascii=False, separators=(",", ":"), sort_keys=True), vectors
+
+
+def _scalar(value, path: str):
+    """A JSON scalar as it is, or a clear error naming where in the state it sits."""
+    if isinstance(value, float) and not math.isfinite(value):
+        raise ValueError(f"state{path} is {value!r}; JSON has no NaN or infinity")
+    if isinstance(value, str):
+        return require_text(f"state{path}", value, allow_empty=True)     # no lone surrogates
+    if value is None or isinstance(value, (int, float, bool)):
+        return value
+    raise TypeError(f"state{path} is a {type(value).__name__}; to_state() must return "
+                    "only dict, list, str, int, float, bool and None")
 
 
 def _is_vector(value) -> bool:

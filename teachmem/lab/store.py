@@ -279,7 +279,7 @@ class MemoryDB:
         for a pattern. With ``user_id``, only that user's memories are searched.
         """
         pattern = _compile(text_or_pattern)
-        query, args = "SELECT user_id, name, state FROM memories", ()
+        query, args = "SELECT user_id, name, state FROM memories", ()   # type: tuple[str, tuple]
         if user_id is not None:
             query, args = query + " WHERE user_id=?", (require_user_id("user_id", user_id),)
         return sorted((u, n) for u, n, state in self._conn.execute(query, args)
