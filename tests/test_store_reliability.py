@@ -423,3 +423,13 @@ def test_bad_arguments_to_memorydb_are_named(tmp_path):
     with pytest.raises(ValueError, match="path .* is empty, not a teachmem memory database"):
         (tmp_path / "empty.db").touch()
         MemoryDB(tmp_path / "empty.db", read_only=True)
+
+
+def test_find_and_raw_matches_see_a_text_however_its_whitespace_was_typed(tmp_path):
+    with MemoryDB(tmp_path / "memory.db") as db:
+        db.save(saved("my card is 4111  1111\n1111 1111"), user_id="maya")
+        assert db.find("4111 1111 1111 1111") == [("maya", "default")]
+        assert db.raw_matches("4111 1111 1111 1111") > 0
+        db.delete_user("maya")
+        db.compact()
+        assert db.raw_matches("4111 1111 1111 1111") == 0

@@ -66,11 +66,11 @@ def open_database(path: str, timeout: float, read_only: bool) -> tuple[sqlite3.C
     """A connection to the teachmem file at ``path`` (created if new, unless read-only), and its journal mode."""
     conn = _connect(path, timeout, read_only)
     try:
-        retry(lambda: _check_and_create(conn, path, read_only), timeout)   # look, then create if new
-        mode = retry(lambda: _configure(conn, read_only), timeout)
+        _retry(lambda: _check_and_create(conn, path, read_only), timeout)   # look, then create if new
+        mode = _retry(lambda: _configure(conn, read_only), timeout)
     except sqlite3.DatabaseError as err:
         conn.close()
-        if isinstance(err, sqlite3.OperationalError) and busy(err):
+        if isinstance(err, sqlite3.OperationalError) and _busy(err):
             raise sqlite3.OperationalError(f"path {path!r} stayed locked by another process for {timeout:g} s: "
                                            f"{err}") from None
         raise ValueError(f"cannot open path {path!r} as a teachmem memory database: {err}") from None
@@ -80,20 +80,20 @@ def open_database(path: str, timeout: float, read_only: bool) -> tuple[sqlite3.C
     return conn, mode
 
 
-def busy(err: sqlite3.OperationalError) -> bool:
+def _busy(err: sqlite3.OperationalError) -> bool:
     """Did SQLite refuse because another connection holds the file?"""
     return (getattr(err, "sqlite_errorcode", 0) & 0xFF) in (sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED) \
         or "locked" in str(err)
 
 
-def retry(step: Callable, timeout: float):
+def _retry(step: Callable, timeout: float):
     """Run ``step``, again after a short random pause while another process holds the file."""
     give_up, pause = time.monotonic() + timeout, 0.005
     while True:
         try:
             return step()
         except sqlite3.OperationalError as err:
-            if not busy(err) or time.monotonic() >= give_up:
+            if not _busy(err) or time.monotonic() >= give_up:
                 raise
         time.sleep(random.uniform(0.5, 1.0) * min(pause, max(0.0, give_up - time.monotonic())))
         pause = min(pause * 2, 0.2)

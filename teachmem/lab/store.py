@@ -40,6 +40,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Callable
 
+from teachmem.core.text import forget_pattern
 from teachmem.core.validate import require_text, require_user_id
 from teachmem.lab.sqlite_file import APPLICATION_ID, SCHEMA_VERSION, SchemaVersionError, open_database
 from teachmem.lab.state_codec import (canonical_name, decode_state, encode_state, register_strategy, strategy_class,
@@ -59,14 +60,9 @@ class MemoryNotFound(KeyError):
         return str(self.args[0])
 
 
-def _compile(text_or_pattern) -> re.Pattern:
-    """A literal string matches case-insensitively; a compiled pattern as it is."""
-    if isinstance(text_or_pattern, re.Pattern):
-        if not isinstance(text_or_pattern.pattern, str):
-            raise TypeError("text_or_pattern must be a str pattern, not a bytes pattern")
-        return text_or_pattern
-    require_text("text_or_pattern", text_or_pattern)
-    return re.compile(re.escape(text_or_pattern), re.IGNORECASE)
+# The one rule for what to find and forget: any case, any whitespace between words.
+_compile = forget_pattern     # (the name lab.governance imports)
+_JSON_WHITESPACE = re.compile(r"\\[nrt]")
 
 
 def _strings(value):
@@ -275,7 +271,8 @@ class MemoryDB:
     def find(self, text_or_pattern, *, user_id: str | None = None) -> list[tuple[str, str]]:
         """``(user_id, name)`` of every saved memory whose state mentions ``text_or_pattern``.
 
-        A plain string matches case-insensitively; pass ``re.compile(...)``
+        A plain string matches in any case and with any whitespace between its
+        words (``"4111 1111"`` finds ``"4111  1111"``); pass ``re.compile(...)``
         for a pattern. With ``user_id``, only that user's memories are searched.
         """
         pattern = _compile(text_or_pattern)
@@ -326,10 +323,12 @@ class MemoryDB:
         A check below the SQL level: deleted rows that were not overwritten
         would still be found here. (A copy split across two pages would not:
         that is why deletion also zeroes freed space rather than relying on
-        this scan alone.)
+        this scan alone.) States are stored as JSON, where a newline or tab
+        is written ``\\n`` / ``\\t``: those count as whitespace here too.
         """
         pattern = _compile(text_or_pattern)
-        return sum(len(pattern.findall(p.read_bytes().decode("utf-8", errors="replace"))) for p in self.files())
+        return sum(len(pattern.findall(_JSON_WHITESPACE.sub(" ", p.read_bytes().decode("utf-8", errors="replace"))))
+                   for p in self.files())
 
     def integrity_check(self) -> str:
         """SQLite's own check of the file: ``"ok"`` when every page and index is sound."""
