@@ -1,11 +1,15 @@
 # Two commands for a fresh machine with python3 and make:
-#   make lab    open the series in JupyterLab
-#   make test   run every library test and every notebook under nbval
-# Each creates .venv from requirements.txt the first time.
+#   make lab    open the series in JupyterLab (make lab PORT=8899 for another port)
+#   make test   the house checks (ruff, mypy), every library test and every notebook under nbval
+# Each creates .venv from requirements.txt the first time; make test adds requirements-test.txt.
 PYTHON ?= python3
 VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
+TEST_STAMP := $(VENV)/.installed-test
+# A port chosen with PORT=… is used or the server stops with an error; without it each
+# server takes its usual port (JupyterLab 8888, Voilà 8866) or the next free one.
+PORT ?=
 
 .PHONY: lab test app notebooks bench clean
 
@@ -15,18 +19,34 @@ $(STAMP): requirements.txt pyproject.toml
 	$(BIN)/python -m pip install --quiet -r requirements.txt
 	touch $(STAMP)
 
+# What only the tests need (ruff, mypy, hypothesis, playwright): never in the learner's lab.
+$(TEST_STAMP): $(STAMP) requirements-test.txt
+	$(BIN)/python -m pip install --quiet -r requirements-test.txt
+	touch $(TEST_STAMP)
+
 # Jupyter refuses to run as root unless told; containers often run as root.
 AS_ROOT := $(if $(filter 0,$(shell id -u)),--allow-root,)
 
+# Served from the repository root, so links such as ../README.md in a notebook open.
 lab: $(STAMP)
-	$(BIN)/jupyter lab $(AS_ROOT) notebooks/00_start_here.ipynb
+	$(BIN)/jupyter lab $(AS_ROOT) --ServerApp.root_dir=. \
+	    $(if $(PORT),--ServerApp.port=$(PORT) --ServerApp.port_retries=0,) \
+	    notebooks/00_start_here.ipynb
 
-test: $(STAMP)
-	$(BIN)/python -m pytest --nbval --nbval-current-env --nbval-sanitize-with tests/nbval_sanitize.cfg -p no:cacheprovider tests notebooks
+# ruff, mypy and pytest all run, so one run shows every finding; any failure fails make test.
+# pyproject.toml adds -rs: the summary says why a test was skipped (the browser test without chromium).
+test: $(TEST_STAMP)
+	@status=0; \
+	echo "== ruff check teachmem"; $(BIN)/ruff check teachmem || status=1; \
+	echo "== mypy teachmem"; $(BIN)/mypy teachmem || status=1; \
+	echo "== pytest: library tests, doctests, notebooks under nbval"; \
+	$(BIN)/python -m pytest --nbval --nbval-current-env --nbval-sanitize-with tests/nbval_sanitize.cfg \
+	    -p no:cacheprovider tests notebooks || status=1; \
+	exit $$status
 
 # The 30-turn comparison as a standalone page, for projecting in class.
 app: $(STAMP)
-	$(BIN)/voila notebooks/07_compare_strategies.ipynb
+	$(BIN)/voila $(if $(PORT),--port=$(PORT),) notebooks/07_compare_strategies.ipynb
 
 # Re-execute every notebook in place on a fresh kernel (after editing one).
 notebooks: $(STAMP)

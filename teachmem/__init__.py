@@ -15,9 +15,9 @@ from teachmem.core.tokens import chars_estimate, estimate_tokens, from_tokenizer
 __version__ = "0.1.0"
 
 # Language models and fact extraction (notebooks 03 and 04).
-from teachmem.llm.extract import Triple, extract_facts, rule_triples
 from teachmem.llm import (LLM, AuthenticationError, ExtractionError, LLMError, OfflineLLM, OpenAICompatibleLLM,
-                          Usage, extract_triples, find_contradiction, score_importance, summarize)
+                          Triple, Usage, extract_facts, extract_triples, find_contradiction, rule_triples,
+                          score_importance, summarize)
 
 # Semantic long-term memory and hand-built embeddings (notebook 05).
 from teachmem.core.embed import (BagOfWordsEmbedder, Embedder, RandomEmbedder, SentenceTransformerEmbedder,

@@ -9,7 +9,7 @@ import json
 import os
 import sys
 
-from teachmem.lab.evaluate import default_strategies, evaluate, load_scenarios
+from teachmem.lab.evaluate import default_strategies, evaluate
 from teachmem.lab.locomo import DEFAULT_KS, LOCOMO_SAMPLE, LocomoError, evidence_recall, load_locomo
 from teachmem.lab.scenarios import ScenarioError, list_scenarios
 
@@ -17,7 +17,7 @@ DESCRIPTION = """\
 Score memory strategies on the built-in scenarios, or measure the evidence
 recall@k of the default SemanticMemoryStore on a LoCoMo file.
 
-Scenario metrics are defined in teachmem.evaluate's docstring.
+Scenario metrics are defined in teachmem.lab.evaluate's docstring.
 
 recall@k: every turn of a LoCoMo conversation is stored as "speaker: text" in
 a fresh SemanticMemoryStore (default settings); each question is the query.
@@ -96,7 +96,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"error: {err}", file=sys.stderr)
         return 2
     try:
-        print(json.dumps(out, indent=1, sort_keys=True) if args.json else "\n\n".join(out.values()), flush=True)
+        print(json.dumps(out, indent=1, sort_keys=True) if args.json else "\n\n".join(map(str, out.values())), flush=True)
     except BrokenPipeError:         # e.g. piped into `head`: stop quietly, as other command-line tools do
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
     return 0

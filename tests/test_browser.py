@@ -8,7 +8,9 @@ comparison to 29 and back, and checks that the text shown is what
 ``test-artifacts/``.
 
 With ``CI`` set (as ``.ci/run`` does) the test is required and fails when the
-browser is missing; elsewhere it is skipped with a note on how to enable it.
+browser is missing; elsewhere it is skipped, and the skip reason (printed in the
+closing summary: pyproject.toml adds pytest's ``-rs``) says what is missing and how
+to enable it.
 Every wait is bounded and every server is stopped, whatever happens.
 """
 from __future__ import annotations
@@ -44,9 +46,9 @@ def _missing() -> str | None:
     try:
         import playwright.sync_api  # noqa: F401
     except ImportError:
-        return "pip's playwright is not installed (pip install -r requirements.txt)"
+        return "pip's playwright is not installed (make test installs it from requirements-test.txt)"
     if _chromium() is None:
-        return "no chromium browser found (on Debian or Ubuntu: sudo apt install chromium)"
+        return "no chromium browser found (to run it, on Debian or Ubuntu: sudo apt install chromium)"
     return None
 
 
@@ -56,8 +58,8 @@ def browser():
     if missing:
         if REQUIRED:
             pytest.fail(f"the browser test is required when CI is set, but {missing}")
-        pytest.skip(f"browser test skipped: {missing}. To run it: sudo apt install chromium, "
-                    "then make test (set CI=true to make it required)")
+        pytest.skip(f"the browser test of notebook 07 did not run: {missing}; "
+                    "CI=true makes it required, as .ci/run does")
     from playwright.sync_api import sync_playwright
     with sync_playwright() as p:
         browser = p.chromium.launch(executable_path=_chromium(), args=CHROMIUM_ARGS, timeout=START * 1000)
@@ -134,7 +136,7 @@ def _local_only(page, blocked: list[str]) -> None:
 def _expected(turn: int) -> str:
     from teachmem import load_scenario
     from teachmem.lab.replay import comparison_strategies, replay
-    from teachmem.lessons.widgets import comparison_view
+    from teachmem.lessons.compare import comparison_view
     return comparison_view(replay(load_scenario("project_30"), comparison_strategies()), turn)
 
 

@@ -95,3 +95,25 @@ def test_message_is_frozen_and_validated():
     assert Message.from_state(m.to_state()) == m
     with pytest.raises(Exception):
         m.content = "changed"
+
+
+def test_add_says_what_it_changed_and_ids_survive_a_reload():
+    from teachmem import Change
+    buf = ConversationBuffer()
+    assert buf.add("user", "we use PostgreSQL") == [
+        Change("ADD", "m1", "user: we use PostgreSQL", reason="new message")]
+    assert buf.add("assistant", "noted")[0].id == "m2"
+    assert buf.delete("m1") == [Change("DELETE", "m1", "user: we use PostgreSQL", reason="deleted")]
+    again = ConversationBuffer.from_state(buf.to_state())
+    assert [m.id for m in again.messages] == ["m2"] and again.add("user", "x")[0].id == "m3"
+    assert again.token_count() == buf.token_count() + buf.count_tokens("x")
+    with pytest.raises(KeyError, match="m1"):
+        buf.delete("m1")
+
+
+def test_a_state_saved_before_messages_had_ids_gets_them_by_place():
+    state = {"max_tokens": 100, "tokens_per_word": 1.3,
+             "messages": [{"role": "user", "content": "a", "turn": 1, "timestamp": None},
+                          {"role": "assistant", "content": "b", "turn": 2, "timestamp": None}]}
+    buf = ConversationBuffer.from_state(state)
+    assert [m.id for m in buf.messages] == ["m1", "m2"] and buf.add("user", "c")[0].id == "m3"

@@ -1,7 +1,9 @@
 """Each checker passes the worked solution and fails wrong answers and stubs."""
+import importlib
+
 import pytest
 
-from teachmem.lessons import check
+from teachmem.lessons import buffer, start_here, window
 
 from conftest import load_solutions, proves_checker
 
@@ -9,18 +11,18 @@ s00, s01, s02 = (load_solutions(n) for n in ("00_start_here", "01_conversation_b
 
 
 CASES = [
-    (check.check_current_facts, s00.current_facts,
+    (start_here.check_current_facts, s00.current_facts,
      [lambda sc, turn: [f.id for f in sc.facts if f.stated_turn <= turn],            # forgets replacement
       lambda sc, turn: [f.id for f in sc.facts if f.is_current(turn + 1)]]),           # off by one
-    (check.check_request_tokens, s01.request_tokens,
+    (buffer.check_request_tokens, s01.request_tokens,
      [lambda tt: list(tt), lambda tt: [sum(tt[:i]) for i in range(len(tt))]]),
-    (check.check_exchanges_that_fit, s01.exchanges_that_fit,
+    (buffer.check_exchanges_that_fit, s01.exchanges_that_fit,
      [lambda e, m, s: m // e, lambda e, m, s: (m - s) // e]),                         # ignores system / negatives
-    (check.check_window_positions, s02.window_positions,
+    (window.check_window_positions, s02.window_positions,
      [lambda imp, r, k: list(range(max(0, len(imp) - r), len(imp))),                  # no pinning
       lambda imp, r, k: sorted(sorted(range(len(imp) - r), key=lambda i: imp[i])[-k:] if k else [])
       + list(range(len(imp) - r, len(imp))) if len(imp) > r + k else list(range(len(imp)))]),  # ties to newer
-    (check.check_kept_after_trim, s02.kept_after_trim,
+    (window.check_kept_after_trim, s02.kept_after_trim,
      [lambda c, b: list(range(len(c))), lambda c, b: [i for i, t in enumerate(c) if t <= b]]),
 ]
 
@@ -31,7 +33,24 @@ def test_checker_passes_solution_fails_wrong(checker, solution, wrongs, capsys):
 
 
 def test_checker_reports_a_crash_and_a_non_function(capsys):
-    assert not check.check_request_tokens(lambda tt: 1 / 0)
+    assert not buffer.check_request_tokens(lambda tt: 1 / 0)
     assert "ZeroDivisionError" in capsys.readouterr().out
-    assert not check.check_request_tokens("request_tokens")
+    assert not buffer.check_request_tokens("request_tokens")
     assert "expected a function" in capsys.readouterr().out
+
+
+LESSONS = {"00_start_here": "start_here", "01_conversation_buffer": "buffer", "02_sliding_window": "window",
+           "03_summary_memory": "summary", "04_entity_memory": "entity", "05_semantic_memory": "semantic",
+           "06_hybrid_manager": "hybrid", "07_compare_strategies": "compare", "08_evaluate_memory": "evaluate",
+           "09_persistence_and_governance": "persistence"}
+
+
+@pytest.mark.parametrize("notebook", sorted(LESSONS))
+def test_every_checker_of_a_lesson_passes_its_worked_solution(notebook, capsys):
+    """One module per notebook; each of its checkers accepts the solution of the same name."""
+    lesson, solutions = importlib.import_module(f"teachmem.lessons.{LESSONS[notebook]}"), load_solutions(notebook)
+    checkers = [name for name in vars(lesson) if name.startswith("check_")]
+    assert checkers, f"teachmem.lessons.{LESSONS[notebook]} has no checker"
+    for name in checkers:
+        assert getattr(lesson, name)(getattr(solutions, name.removeprefix("check_"))), name
+        assert "✅" in capsys.readouterr().out

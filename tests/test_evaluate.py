@@ -8,15 +8,15 @@ import matplotlib.figure
 import pytest
 
 from teachmem import ConversationBuffer, SlidingWindowMemory, load_scenario, list_scenarios
-from teachmem.lessons import check
+from teachmem.lessons import evaluate as check
 from teachmem.core.clock import ManualClock
 from teachmem.lab.evaluate import (METRICS, Scoreboard, duplicate_fraction, evaluate, load_scenarios,
                                recall_coverage, recall_precision, text_table)
-from teachmem.lessons.plots import plot_cost_vs_quality, plot_scoreboard
+from teachmem.lessons.evaluate import plot_cost_vs_quality, plot_scoreboard, probe_view
 from teachmem.lab.replay import replay
 from teachmem.lab.scenarios import Scenario
 from teachmem.core.tokens import estimate_tokens
-from teachmem.lessons.widgets import explore, probe_view, shown_text
+from teachmem.lessons.common import explore, shown_text
 
 from conftest import ROOT, load_solutions, proves_checker
 

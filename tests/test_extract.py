@@ -3,8 +3,9 @@ import json
 
 import pytest
 
-from teachmem.llm.extract import (Triple, extract_facts, importance_rules, rule_triples, split_sentences,
-                              summarize_rules, tech_lexicon)
+from teachmem.llm import (Triple, extract_facts, importance_rules, rule_triples, split_sentences, summarize_rules,
+                          tech_lexicon)
+from teachmem.llm.rules import PERSONAL_RULES, Clause
 from teachmem.lab.scenarios import load_scenario
 
 
@@ -12,9 +13,9 @@ def facts_of(text, min_confidence=0.7):
     return {(t.entity, t.attribute, t.value) for t in rule_triples(text, min_confidence=min_confidence)}
 
 
-# --- seeds ------------------------------------------------------------------
+# --- atomic facts, one session -------------------------------------------------
 
-def test_seed_004_first_session_gives_its_seven_facts_in_order():
+def test_first_session_gives_its_seven_facts_in_order():
     session = ["Hi! My name is Dana and I live in Lisbon.",
                "I prefer window seats and I am vegetarian.",
                "By the way my favorite color is blue.",
@@ -24,14 +25,14 @@ def test_seed_004_first_session_gives_its_seven_facts_in_order():
                      "favorite color is blue", "budget is 2000 dollars", "works at helios"]
 
 
-def test_seed_004_update_shares_the_attribute_key():
+def test_an_update_shares_the_attribute_key():
     old = rule_triples("By the way my favorite color is blue.")
     new = rule_triples("Actually my favorite color is green.")
     assert [(t.attribute, t.value) for t in old] == [("favorite_color", "blue")]
     assert [(t.attribute, t.value) for t in new] == [("favorite_color", "green")]
 
 
-def test_seed_000_entity_examples():
+def test_project_entity_examples():
     assert facts_of("We're building with React and PostgreSQL") == {
         ("Project", "database", "PostgreSQL"), ("Project", "framework", "React")}
     assert facts_of("Authentication will use JWT tokens") == {("API", "auth_method", "JWT")}
@@ -119,6 +120,15 @@ def test_triple_is_a_named_tuple_with_confidence():
 ])
 def test_personal_and_project_facts(text, expected):
     assert facts_of(text) == expected
+
+
+@pytest.mark.parametrize("rule", PERSONAL_RULES, ids=lambda rule: rule.name)
+def test_each_personal_rule_reads_the_example_in_its_name(rule):
+    attribute, example = rule.name.split(": ", 1)
+    mine = [f.triple for f in rule.read(Clause(example, 0, False))]
+    assert mine, f"the rule found nothing in its own example {example!r}"
+    assert attribute == "anything" or all(t.attribute.startswith(attribute) for t in mine)
+    assert set(mine) <= set(rule_triples(example))   # its cue words let the whole reading reach it
 
 
 # --- technology choices and switches ----------------------------------------

@@ -1,4 +1,4 @@
-"""HybridMemoryManager: seed 000's behaviour, the budget it never exceeds, the trace, the fence."""
+"""HybridMemoryManager: the first example, the budget it never exceeds, the trace, the fence."""
 import json
 import string
 
@@ -13,8 +13,8 @@ from teachmem.lab.replay import feed
 from teachmem.core.tokens import count_message_tokens
 
 
-def seed_example():
-    """Seed 000's example, word for word."""
+def first_example():
+    """The first example of notebooks/06_hybrid_manager.ipynb, word for word."""
     mgr = HybridMemoryManager(token_budget=3500)
     mgr.add_message("user", "I'm building a SaaS dashboard with React and PostgreSQL", turn=1)
     mgr.add_message("assistant", "Great stack! Let's plan the architecture.", turn=2)
@@ -26,8 +26,8 @@ def seed_example():
     return mgr, prompt
 
 
-def test_seed_example_runs_unchanged():
-    mgr, prompt = seed_example()
+def test_the_first_example_packs_facts_and_window():
+    mgr, prompt = first_example()
     assert prompt[0]["role"] == "system" and prompt[0]["content"].startswith(DEFAULT_SYSTEM_PROMPT)
     assert "PostgreSQL" in prompt[0]["content"]
     assert any("pytest" in m["content"] for m in prompt)
@@ -74,7 +74,7 @@ def test_bad_settings_are_refused(kwargs, message):
 
 
 def test_bad_messages_change_nothing():
-    mgr, _ = seed_example()
+    mgr, _ = first_example()
     before, calls = mgr.to_state(), mgr.llm.usage.calls
     with pytest.raises(ValueError, match="role must be one of"):
         mgr.add_message("robot", "I prefer Go", turn=51)
@@ -116,7 +116,7 @@ def test_trace_accounts_for_every_candidate(scenario):
     assert trace.messages == mgr.assemble_prompt(scenario.turns[28].content)
     system = trace.messages[0]["content"]
     facts = [c for c in trace.candidates if c.source == "fact"]
-    assert len(facts) == len(mgr.entities.facts())
+    assert len(facts) == len(mgr.entity.facts())
     assert trace.kept("fact") and trace.dropped("fact"), "a tight budget keeps some facts and drops others"
     for c in trace.candidates:
         assert c.reason and c.tokens >= 0
@@ -218,10 +218,10 @@ def test_the_tiers_share_one_clock_also_after_a_reload():
     from teachmem import ManualClock
     clock = ManualClock(datetime(2026, 5, 1))
     mgr = HybridMemoryManager(clock=clock)
-    assert mgr.entities.clock is mgr.longterm.clock is mgr.clock is clock
+    assert mgr.entity.clock is mgr.longterm.clock is mgr.clock is clock
     mgr.add("user", "I live in Lisbon")
     copy = HybridMemoryManager.from_state(json.loads(json.dumps(mgr.to_state())))
-    assert copy.entities.clock is copy.longterm.clock and copy.clock() == clock()
+    assert copy.entity.clock is copy.longterm.clock and copy.clock() == clock()
     for memory in (mgr, copy):
         memory.add("user", "I moved to Porto")
-    assert mgr.entities.history[-1].since == copy.entities.history[-1].since == datetime(2026, 5, 1)
+    assert mgr.entity.values[-1].since == copy.entity.values[-1].since == datetime(2026, 5, 1)

@@ -3,9 +3,8 @@ import json
 
 import pytest
 
-from teachmem.llm.extract import Triple, summarize_rules
-from teachmem.llm import (LLM, ExtractionError, ExtractionWarning, OfflineLLM, OpenAICompatibleLLM, Usage,
-                          extract_triples, find_contradiction, score_importance, summarize)
+from teachmem.llm import (LLM, ExtractionError, ExtractionWarning, OfflineLLM, OpenAICompatibleLLM, Triple, Usage,
+                          extract_triples, find_contradiction, score_importance, summarize, summarize_rules)
 from teachmem.lab.scenarios import load_scenario
 from teachmem.core.tokens import estimate_tokens
 
@@ -112,7 +111,7 @@ def test_offline_extraction_on_unseen_sentences():
                      ("backend", "Flask"), ("database", "SQLite")}
 
 
-def test_offline_answers_seed_001_style_prompt_in_its_shape():
+def test_offline_answers_a_labelled_prompt_with_flat_keys_in_its_shape():
     prompt = ('Extract key facts from this message as JSON.\nFocus on: names, preferences, decisions.\n'
               'Message: Hi! My name is Alex and I prefer Python over JavaScript.\n'
               'Respond with JSON: {"entities": [{"key": "...", "value": "...", "confidence": 0.0-1.0}]}\n'
@@ -125,7 +124,7 @@ def test_offline_answers_seed_001_style_prompt_in_its_shape():
         "name", "preference:language"]
 
 
-def test_offline_summary_matches_the_rules_and_the_seed_000_prompt_style():
+def test_offline_summary_matches_the_rules_and_a_labelled_prompt():
     conversation = ("user: I want to build a REST API with Express\nassistant: Let's plan the route structure\n"
                     "user: I need endpoints for users, posts, and comments\n"
                     "assistant: Three resources - I'll use RESTful naming")
@@ -133,23 +132,23 @@ def test_offline_summary_matches_the_rules_and_the_seed_000_prompt_style():
     summary = summarize(llm, conversation, max_words=40)
     assert summary == summarize_rules(conversation, "", 40)
     assert "Express" in summary and "endpoints" in summary
-    seed_style = ("Update the running summary with new conversation details.\nCurrent summary: User's name is Ada.\n"
+    labelled = ("Update the running summary with new conversation details.\nCurrent summary: User's name is Ada.\n"
                   f"New conversation: {conversation}\nPreserve all key facts, decisions, and preferences.")
-    reply = llm.complete([{"role": "user", "content": seed_style}])
+    reply = llm.complete([{"role": "user", "content": labelled}])
     assert "Ada" in reply and "Express" in reply
 
 
-def test_offline_understands_seed_001_and_003_summary_prompts():
+def test_offline_understands_other_wordings_of_the_summary_prompt():
     llm = OfflineLLM()
-    seed_001 = ("Previous summary: User's name is Alex.\n"
+    labelled = ("Previous summary: User's name is Alex.\n"
                 "New conversation to add to summary:\nUSER: I'm using ChromaDB for the vector store.\n"
                 "ASSISTANT: Good choice.\n"
                 "Update the summary to include all key facts, decisions, and context. Be concise - under 150 words.")
-    reply = llm.complete([{"role": "user", "content": seed_001}])
+    reply = llm.complete([{"role": "user", "content": labelled}])
     assert "Alex" in reply and "ChromaDB" in reply and "Update the summary" not in reply
-    seed_003 = ("Summarize this conversation in 3-5 sentences, capturing key facts, decisions, and user "
+    unlabelled = ("Summarize this conversation in 3-5 sentences, capturing key facts, decisions, and user "
                 "preferences:\n\nuser: My budget is $400.\nassistant: Noted.\n\nSummary:")
-    reply = llm.complete([{"role": "user", "content": seed_003}])
+    reply = llm.complete([{"role": "user", "content": unlabelled}])
     assert reply == "User's budget is $400."
 
 
@@ -223,7 +222,7 @@ def test_extraction_asks_for_json_and_filters_by_confidence():
         {"entity": "User", "attribute": "name", "value": "Ada", "confidence": 0.95},
         {"entity": "Project", "attribute": "database", "value": "MongoDB", "confidence": 0.4},
         {"entity": "Project", "attribute": "deadline", "value": "May", "confidence": "0.7"},
-        {"entity": "User", "attribute": "mood", "value": "happy"}]})   # no confidence: dropped (seed 001)
+        {"entity": "User", "attribute": "mood", "value": "happy"}]})   # no confidence: dropped
     llm = ScriptedLLM(reply)
     assert extract_triples(llm, "anything") == [Triple("User", "name", "Ada", 0.95),
                                                 Triple("Project", "deadline", "May", 0.7)]

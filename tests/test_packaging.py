@@ -10,6 +10,14 @@ def pins(path):
                   if line.strip() and not line.startswith("#") and not line.startswith("-e"))
 
 
+def names(path):
+    return {re.split("==", p)[0].lower().replace("_", "-") for p in pins(path)}
+
+
+TEST_ONLY = {"playwright", "greenlet", "hypothesis", "sortedcontainers", "ruff", "mypy", "mypy-extensions",
+             "pathspec", "librt", "ast-serialize"}
+
+
 def test_binder_carries_the_same_pins_and_installs_the_package():
     assert pins(ROOT / "binder" / "requirements.txt") == pins(ROOT / "requirements.txt")
     # repo2docker runs pip from the repository root; pip resolves -e paths from there.
@@ -19,9 +27,47 @@ def test_binder_carries_the_same_pins_and_installs_the_package():
 
 
 def test_requirements_pin_everything_the_design_names():
-    names = {re.split("==", p)[0].lower() for p in pins(ROOT / "requirements.txt")}
-    assert {"jupyterlab", "ipywidgets", "matplotlib", "numpy", "nbval", "pytest"} <= names
+    assert {"jupyterlab", "ipywidgets", "matplotlib", "numpy", "nbval", "pytest"} <= names(ROOT / "requirements.txt")
     assert all("==" in p for p in pins(ROOT / "requirements.txt"))
+
+
+def test_what_only_the_tests_need_is_pinned_apart_and_kept_out_of_the_learners_lab():
+    test = ROOT / "requirements-test.txt"
+    assert all("==" in p for p in pins(test))
+    assert TEST_ONLY <= names(test)
+    assert not TEST_ONLY & names(ROOT / "requirements.txt")
+    assert not names(test) & names(ROOT / "requirements.txt"), "a package pinned twice"
+    assert not (test.read_text().count("-e ") or test.read_text().count("-r "))
+    # make test installs it (its own stamp), make lab and make app do not.
+    make = (ROOT / "Makefile").read_text()
+    rules = dict(re.findall(r"^([\w$().-]+):([^\n]*)", make, re.MULTILINE))
+    assert "requirements-test.txt" in rules["$(TEST_STAMP)"] and "$(TEST_STAMP)" in rules["test"]
+    assert "TEST_STAMP" not in rules["lab"] + rules["app"]
+    assert re.search(r"^\$\(TEST_STAMP\):.*\n\t.*pip install .*-r requirements-test.txt", make, re.MULTILINE)
+
+
+def test_make_test_runs_the_house_checks_and_make_lab_serves_the_repository_root():
+    make = (ROOT / "Makefile").read_text()
+    test = make[make.index("\ntest:"):make.index("\n\n", make.index("\ntest:"))]
+    assert "ruff check teachmem" in test and "mypy teachmem" in test and "pytest" in test
+    assert test.index("ruff") < test.index("pytest") and test.index("mypy") < test.index("pytest")
+    lab = make[make.index("\nlab:"):make.index("\n\n", make.index("\nlab:"))]
+    assert "--ServerApp.root_dir=." in lab and "notebooks/00_start_here.ipynb" in lab and "$(PORT)" in lab
+    app = make[make.index("\napp:"):make.index("\n\n", make.index("\napp:"))]
+    assert "--port=$(PORT)" in app
+
+
+def test_pyproject_licence_is_an_spdx_string_and_the_checks_are_configured():
+    try:
+        import tomllib
+    except ModuleNotFoundError:      # Python 3.10: requirements-test.txt pins tomli there
+        import tomli as tomllib
+    config = tomllib.loads((ROOT / "pyproject.toml").read_text())
+    assert config["project"]["license"] == "MIT"     # a table makes setuptools warn
+    assert any(r.startswith("setuptools>=77") for r in config["build-system"]["requires"])
+    lint = config["tool"]["ruff"]["lint"]
+    assert {"F", "B", "C901"} <= set(lint["select"]) and lint["mccabe"]["max-complexity"] <= 12
+    assert config["tool"]["mypy"]["python_version"] == "3.10"
 
 
 def test_pyproject_uses_loose_lower_bounds_only():
@@ -54,3 +100,22 @@ def test_notebooks_are_stored_executed_without_widget_state():
         code = [c for c in nb.cells if c.cell_type == "code"]
         counts = [c.execution_count for c in code]
         assert counts == list(range(1, len(code) + 1)), f"{path.name} is not executed top to bottom"
+
+
+def test_relative_links_in_notebooks_reach_files_that_make_lab_serves():
+    """make lab serves the repository root, so a link such as ../README.md from a notebook opens."""
+    import nbformat
+    links = 0
+    for path in sorted((ROOT / "notebooks").glob("*.ipynb")):
+        nb = nbformat.read(path, as_version=4)
+        for cell in nb.cells:
+            if cell.cell_type != "markdown":
+                continue
+            for target in re.findall(r"\]\(([^)\s]+)\)", cell.source):
+                if re.match(r"[a-z]+:|#", target):
+                    continue            # a web address or an anchor in the same notebook
+                file = (path.parent / target.split("#")[0]).resolve()
+                assert file.exists(), f"{path.name} links to {target}, which does not exist"
+                assert ROOT in file.parents, f"{path.name} links to {target}, outside the served root"
+                links += 1
+    assert links > 0

@@ -8,12 +8,16 @@ import pytest
 from conftest import load_solutions
 from teachmem import (ConversationBuffer, EntityMemory, HybridMemoryManager, SemanticMemoryStore, SlidingWindowMemory,
                       SummaryMemory, fact_in_text, list_scenarios, load_scenario)
-from teachmem.lessons import check
-from teachmem.lab.replay import (comparison_strategies, extractions, feed, held_facts, latest_user_message, leaked_facts,
+from teachmem.lessons import compare, hybrid
+from teachmem.core.change import Change
+from teachmem.lab.replay import (comparison_strategies, extraction_strategies, extractions, feed, held_facts,
+                                 latest_user_message, leaked_facts,
                              model_calls, replacements, replay)
 from teachmem.lab.scenarios import DATA, ScenarioError
 from teachmem.core.tokens import count_message_tokens
-from teachmem.lessons.widgets import EXTRACTORS, budget_view, comparison_view, explore, extraction_view, shown_text
+from teachmem.lessons.common import explore, shown_text
+from teachmem.lessons.compare import EXTRACTORS, comparison_view, extraction_view
+from teachmem.lessons.hybrid import budget_view
 
 
 @pytest.fixture(scope="module")
@@ -172,27 +176,84 @@ def test_extractions_say_what_each_system_took(project, extracted):
     for turn, row in extracted.items():
         said = project.turns[turn - 1]
         assert set(row) == set(EXTRACTORS)
-        assert row["buffer"] == [f"{said.role}: {said.content}"]
-        assert said.content in row["semantic"][0] and row["semantic"][0].startswith("[message · importance 0.50]")
-        assert (len(row["semantic"]) == 2) == (said.role == "user")
-    assert "(Project, database, MySQL)  confidence 0.90" in extracted[17]["entity"]
-    assert "changelog: Project.database PostgreSQL → MySQL" in extracted[17]["entity"]
-    assert extracted[18]["entity"] == ["no new facts (only the user's messages are mined)"]
-    assert extracted[13]["entity"] == ["no new facts"] and extracted[13]["semantic"][1].endswith("skipped (below 0.5)")
-    assert extracted[7]["summary"][0] == "folded into the summary after turn 12 (one model call):"
-    assert any("pytest" in line for line in extracted[7]["summary"][1:])
-    assert extracted[13]["summary"][1:] == ["nothing of it made it into the summary"]
+        assert row["buffer"] == [Change("ADD", f"m{turn}", f"{said.role}: {said.content}", reason="new message")]
+        assert row["summary"][0] == row["buffer"][0]          # the message waits, word for word
+        assert all(isinstance(c, Change) for changes in row.values() for c in changes)
+    folds = [turn for turn, row in extracted.items() if any(c.id == "summary" for c in row["summary"])]
+    assert folds == [6, 12, 18, 24, 30]                       # one fold every 6 messages
+    first, rewrite = extracted[6]["summary"][1], extracted[12]["summary"][1]
+    assert first.event == "ADD" and rewrite.event == "UPDATE" and rewrite.previous == first.text
+    assert "pytest" in rewrite.text                           # said on turn 7, folded on turn 12
+    assert [(c.event, c.id, c.reason) for c in extracted[12]["summary"][2:]] == [
+        ("DELETE", f"m{t}", "folded into the summary") for t in range(7, 13)]
+    assert extracted[13]["summary"] == extracted[13]["buffer"]
 
 
-def test_summary_sentences_really_entered_the_summary(project, extracted):
+def test_summary_changes_really_entered_the_summary(project, extracted):
     memory, summaries = SummaryMemory(summarize_every=6), set()
     for t in project.turns:
         memory.add(t.role, t.content, turn=t.turn)
         summaries.add(memory.summary)
-    for row in extracted.values():
-        for line in row["summary"][1:]:
-            if line.startswith("“"):
-                assert any(line.strip("“”") in s for s in summaries), line
+    rewrites = [c.text for row in extracted.values() for c in row["summary"] if c.id == "summary"]
+    assert rewrites and set(rewrites) <= summaries
+
+
+class Highlighter:
+    """A tiny strategy whose write reports what it took from the message, with its span."""
+
+    def __init__(self):
+        self.kept, self.context = [], lambda query=None: []
+
+    def add(self, role, content, *, turn=None, timestamp=None):
+        start = content.find("PostgreSQL")
+        if role != "user" or start < 0:
+            return [Change("NOOP", f"m{turn}", content, reason="nothing worth keeping")]
+        self.kept.append(content[start:start + 10])
+        return [Change("ADD", f"f{len(self.kept)}", "PostgreSQL", reason="a database", span=(start, start + 10))]
+
+
+def test_extractions_pass_on_what_any_strategy_reports(project):
+    extracted = extractions(project, {"highlighter": Highlighter, "buffer": ConversationBuffer})
+    assert all(set(row) == {"highlighter", "buffer"} for row in extracted.values())
+    added = {turn: row["highlighter"][0] for turn, row in extracted.items() if row["highlighter"][0].event == "ADD"}
+    assert 3 in added and [c.id for c in added.values()] == [f"f{i}" for i in range(1, len(added) + 1)]
+    for turn, change in added.items():
+        start, end = change.span
+        assert project.turns[turn - 1].content[start:end] == "PostgreSQL"
+    result = replay(project, {"highlighter": Highlighter})
+    assert [s.changes for s in result.steps["highlighter"]] == [tuple(row["highlighter"]) for row in extracted.values()]
+
+
+def test_a_strategy_that_reports_nothing_still_replays(project):
+    class Quiet(ConversationBuffer):                          # written before writes returned Changes
+        def add(self, *args, **kwargs):
+            super().add(*args, **kwargs)
+
+    result = replay(project, {"quiet": Quiet, "buffer": ConversationBuffer})
+    assert all(s.changes == () for s in result.steps["quiet"])
+    assert result.tokens("quiet") == result.tokens("buffer")
+    assert [len(s.changes) for s in result.steps["buffer"]] == [1] * 30
+
+
+REPORTS = {name: make().add("user", "For the database I want PostgreSQL.", turn=1) is not None
+           for name, make in extraction_strategies().items()}
+
+
+@pytest.mark.skipif(not (REPORTS["entity"] and REPORTS["semantic"]),
+                    reason="EntityMemory and SemanticMemoryStore do not return their Changes yet")
+def test_entity_and_semantic_extractions_are_changes_with_spans(project, extracted):
+    for turn, row in extracted.items():
+        said = project.turns[turn - 1]
+        assert any(said.content in c.text for c in row["semantic"])
+        if said.role != "user":
+            assert row["entity"] == []                        # only the user's messages are mined
+        for c in row["entity"] + row["semantic"]:
+            if c.span is not None:
+                start, end = c.span
+                assert 0 <= start < end <= len(said.content)
+    changed = extracted[17]["entity"]
+    assert any("MySQL" in c.text for c in changed if c.event in ("ADD", "UPDATE"))
+    assert any("PostgreSQL" in (c.previous or c.text) for c in changed if c.event in ("UPDATE", "DELETE"))
 
 
 # ---------------------------------------------------------------- the views, at every slider position
@@ -231,7 +292,7 @@ def test_comparison_widget_only_looks_up(results, monkeypatch):
 
 def test_extraction_view_every_turn(project, extracted):
     for turn in range(1, 31):
-        text = extraction_view(extracted, turn)
+        text = extraction_view(extracted, turn, project)
         assert text.startswith(f"the message of turn {turn}:")
         assert [line for line in text.splitlines() if line.startswith("── ")] == [f"── {s}" for s in EXTRACTORS]
         assert " ".join(text.split()).count(" ".join(project.turns[turn - 1].content.split())[:60]) >= 1
@@ -261,24 +322,25 @@ def test_budget_view_refuses_an_assistant_turn(project):
 # ---------------------------------------------------------------- exercises of notebooks 06 and 07
 def test_checkers_pass_the_solutions_and_fail_wrong_answers():
     s06, s07 = load_solutions("06_hybrid_manager"), load_solutions("07_compare_strategies")
-    assert check.check_fence(s06.fence)
-    assert not check.check_fence(lambda text: f'"{text}"')      # a quote inside breaks it
-    assert not check.check_fence(lambda text: json.dumps(text))  # one line, but the newlines come back
-    assert check.check_pack_newest_first(s06.pack_newest_first)
-    assert not check.check_pack_newest_first(lambda c, b: [i for i in range(len(c)) if sum(c[:i + 1]) <= b])
-    assert check.check_is_stale(s07.is_stale)
-    assert not check.check_is_stale(lambda s, f, text, turn: fact_in_text(s.fact(f), text)
+    assert hybrid.check_fence(s06.fence)
+    assert not hybrid.check_fence(lambda text: f'"{text}"')      # a quote inside breaks it
+    assert not hybrid.check_fence(lambda text: json.dumps(text))  # one line, but the newlines come back
+    assert hybrid.check_pack_newest_first(s06.pack_newest_first)
+    assert not hybrid.check_pack_newest_first(lambda c, b: [i for i in range(len(c)) if sum(c[:i + 1]) <= b])
+    assert compare.check_is_stale(s07.is_stale)
+    assert not compare.check_is_stale(lambda s, f, text, turn: fact_in_text(s.fact(f), text)
                                     and s.fact(f).superseded_turn is not None and turn >= s.fact(f).superseded_turn)
-    assert check.check_cheapest_answer(s07.cheapest_answer)
-    assert not check.check_cheapest_answer(lambda r, turn: min(r.strategies, key=lambda n: r.at(n, turn).tokens))
+    assert compare.check_cheapest_answer(s07.cheapest_answer)
+    assert not compare.check_cheapest_answer(lambda r, turn: min(r.strategies, key=lambda n: r.at(n, turn).tokens))
 
 
 def test_untouched_stubs_say_not_implemented(capsys):
     def stub(*args):
         raise NotImplementedError
 
-    for name in ("check_fence", "check_pack_newest_first", "check_is_stale", "check_cheapest_answer"):
-        assert not getattr(check, name)(stub)
+    for lesson, name in ((hybrid, "check_fence"), (hybrid, "check_pack_newest_first"), (compare, "check_is_stale"),
+                         (compare, "check_cheapest_answer")):
+        assert not getattr(lesson, name)(stub)
         assert "not implemented yet" in capsys.readouterr().out
 
 

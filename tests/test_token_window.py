@@ -55,3 +55,18 @@ def test_round_trip_state(scenario):
     again = TokenBudgetWindow.from_state(w.to_state())
     assert again.context() == w.context()
     assert again.dropped_turns == w.dropped_turns
+
+
+def test_eviction_is_a_delete_and_truncation_an_update():
+    from teachmem import Change
+    w = TokenBudgetWindow(60, 10)
+    assert w.add("system", "be brief")[0] == Change("ADD", "m1", "system: be brief", reason="new message")
+    w.add("user", "one two three four five six seven eight")
+    big = " ".join(["word"] * 200)
+    changes = w.add("user", big)
+    assert [(c.event, c.id) for c in changes][:2] == [("ADD", "m3"), ("UPDATE", "m3")]
+    assert changes[1].previous == f"user: {big}" and changes[1].reason.startswith("cut to fit the token budget")
+    assert changes[1].text == f"user: {w.messages[-1].content}"
+    assert changes[2:] == [Change("DELETE", "m2", "user: one two three four five six seven eight",
+                                  reason="over the token budget")]
+    assert [m.id for m in w.messages] == ["m1", "m3"]

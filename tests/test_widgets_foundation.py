@@ -4,7 +4,9 @@ import pytest
 
 from teachmem import SlidingWindowMemory, fact_in_text
 from teachmem.lab.replay import feed
-from teachmem.lessons.widgets import buffer_cost_view, explore, shown_text, window_view
+from teachmem.lessons.buffer import buffer_cost_view
+from teachmem.lessons.common import explore, shown_text
+from teachmem.lessons.window import window_view
 
 REQUESTS = [200 * (n - 1) + 50 for n in range(1, 101)]
 

@@ -1,5 +1,6 @@
 """Notebook 05: the semantic view at every slider position, the plots, the checkers and their solutions."""
 import math
+from datetime import datetime, timedelta
 
 import ipywidgets
 import matplotlib
@@ -7,17 +8,18 @@ import numpy as np
 import pytest
 
 from conftest import load_solutions, proves_checker
-from teachmem.lessons import check
+from teachmem import load_scenario
+from teachmem.lessons import semantic
 from teachmem.core.embed import BagOfWordsEmbedder, RandomEmbedder, SubwordEmbedder, cosine_matrix
-from teachmem.lessons.plots import plot_decay_curves, plot_forgetting_curves, plot_similarity_heatmaps
-from teachmem.lessons.widgets import explore, score_table, semantic_demo_store, semantic_view, shown_text
+from teachmem.lessons.common import explore, shown_text
+from teachmem.lessons.semantic import (plot_decay_curves, plot_forgetting_curves, plot_similarity_heatmaps,
+                                       score_table, semantic_demo_store, semantic_view)
 
 QUERIES = ["Which database should the CI job start?", "When do we launch?", "which test framework did we pick?"]
 
 
 @pytest.fixture(scope="module")
 def demo_store():
-    from teachmem import load_scenario
     return semantic_demo_store(load_scenario("project_30"))
 
 
@@ -40,14 +42,13 @@ def test_semantic_view_every_slider_position(demo_store):
     assert demo_store.to_state() == before          # the view records no recall
 
 
-def test_semantic_view_ranking_is_fixed_under_the_seed_score(demo_store):
+def test_semantic_view_ranking_is_fixed_under_the_default_score(demo_store):
     """Exponential decay is memoryless: adding d days to every age scales every score by 0.95**d."""
     rows = {d: [h["row"] for h in demo_store.explain(QUERIES[0], 5, _now(demo_store, d))] for d in (0, 45, 180)}
     assert rows[0] == rows[45] == rows[180]
 
 
 def _now(store, days):
-    from datetime import datetime, timedelta
     return max(datetime.fromisoformat(m["timestamp"]) for m in store.metadata) + timedelta(days=days)
 
 
@@ -83,11 +84,11 @@ S05 = load_solutions("05_semantic_memory")
 
 
 def _memorybank_as_written(t, S):
-    return math.exp(-t / 5*S)          # the reference code's precedence bug, kept on purpose
+    return math.exp(-t / 5*S)          # MemoryBank's public code: the precedence bug, kept on purpose
 
 
 def _recency_by_rank(last_accessed, now, decay=0.995):
-    """The reference code: oldest first, decay ** rank."""
+    """The Generative Agents public code: oldest first, decay ** rank."""
     order = sorted(range(len(last_accessed)), key=lambda i: last_accessed[i])
     out = [0.0] * len(last_accessed)
     for rank, i in enumerate(order, start=1):
@@ -106,9 +107,9 @@ def _recency_by_rank_newest_first(last_accessed, now, decay=0.995):
 
 
 @pytest.mark.parametrize("checker, solution, wrong_answers", [
-    (check.check_forgetting_curve, S05.forgetting_curve, [_memorybank_as_written, lambda t, S: math.exp(-t / S)]),
-    (check.check_recency_scores, S05.recency_scores, [_recency_by_rank, _recency_by_rank_newest_first]),
-    (check.check_fold_plural, S05.fold_plural,
+    (semantic.check_forgetting_curve, S05.forgetting_curve, [_memorybank_as_written, lambda t, S: math.exp(-t / S)]),
+    (semantic.check_recency_scores, S05.recency_scores, [_recency_by_rank, _recency_by_rank_newest_first]),
+    (semantic.check_fold_plural, S05.fold_plural,
      [lambda w: w[:-1] if len(w) > 3 and w.endswith("s") and not w.endswith("ss") else w, lambda w: w]),
 ])
 def test_checkers_pass_the_solution_and_fail_wrong_answers(checker, solution, wrong_answers, capsys):
@@ -116,10 +117,10 @@ def test_checkers_pass_the_solution_and_fail_wrong_answers(checker, solution, wr
 
 
 def test_forgetting_checker_names_the_precedence_bug(capsys):
-    check.check_forgetting_curve(_memorybank_as_written)
+    semantic.check_forgetting_curve(_memorybank_as_written)
     assert "operator precedence" in capsys.readouterr().out
 
 
 def test_recency_checker_names_the_reversed_order(capsys):
-    check.check_recency_scores(_recency_by_rank)
+    semantic.check_recency_scores(_recency_by_rank)
     assert "ordering is reversed" in capsys.readouterr().out

@@ -100,3 +100,17 @@ def test_membership_matrix(scenario):
     assert m.shape == (30, 30)
     assert m.sum(axis=1).tolist() == [min(i + 1, 6) for i in range(30)]
     assert not m[28, 6] and m[28, 28]
+
+
+def test_a_message_leaving_the_window_is_a_delete():
+    from teachmem import Change
+    window = SlidingWindowMemory(recent_k=2, important_k=1)
+    events = [window.add("user", text) for text in ["hi", "we decided to use PostgreSQL", "ok", "fine", "sure"]]
+    assert events[0] == [Change("ADD", "m1", "user: hi", reason="new message")]
+    assert events[3] == [Change("ADD", "m4", "user: fine", reason="new message"),
+                         Change("DELETE", "m1", "user: hi", reason="fell out of the window")]
+    assert events[4] == [Change("ADD", "m5", "user: sure", reason="new message"),
+                         Change("DELETE", "m3", "user: ok", reason="fell out of the window")]
+    assert window.window_turns() == [2, 4, 5]            # the decision stays pinned
+    left = {c.id for changes in events for c in changes if c.event == "DELETE"}
+    assert left == {m.id for i, m in enumerate(window.all_messages) if i not in window.window_indices()}

@@ -5,7 +5,7 @@ import math
 def forgetting_curve(t, S):
     """Exercise 5.1: retention after ``t`` days for a memory of strength ``S``.
 
-    The reference code wrote ``math.exp(-t / 5*S)``. Division and
+    MemoryBank's public code writes ``math.exp(-t / 5*S)``. Division and
     multiplication share one precedence level and run left to right, so that
     is ``exp(-(t / 5) * S)``: the stronger the memory, the faster it fades.
     The docstring above it says the opposite. Parentheses fix it: 5·S days is
@@ -17,7 +17,7 @@ def forgetting_curve(t, S):
 def recency_scores(last_accessed, now, decay=0.995):
     """Exercise 5.2: Generative Agents recency for memories last accessed at ``last_accessed`` (hours).
 
-    The reference code sorts memories oldest-first and gives the i-th one
+    The Generative Agents public code sorts memories oldest-first and gives the i-th one
     ``decay ** i``: the *oldest* gets the highest recency, and the gap
     between two memories is one step whatever the hours between them. The
     paper's recency decays with the hours since each memory was last used.

@@ -3,8 +3,7 @@
 Every strategy in :mod:`teachmem.memory` turns into JSON-ready data (str,
 int, float, bool, None, lists and dicts; datetimes as ISO strings) and back,
 so that ``type(m).from_state(m.to_state())`` answers every query as ``m``
-did. The short strategies do it in a few lines of their own; the longer ones
-hand the plumbing to the functions here, so their files show the strategy.
+did. Each strategy does it in its own file, with the small helpers here.
 Collaborators that are not data (a model, a clock, an embedder, a token
 counter) are not saved: pass them again when loading.
 
@@ -12,7 +11,6 @@ Taught in notebooks/09_persistence_and_governance.ipynb.
 """
 from __future__ import annotations
 
-from dataclasses import asdict
 from datetime import datetime
 
 import numpy as np
@@ -20,8 +18,7 @@ import numpy as np
 from teachmem.core.clock import ManualClock
 from teachmem.core.embed import embedder_from_config
 
-__all__ = ["iso", "from_iso", "rebuild", "semantic_state", "semantic_from_state", "entity_state",
-           "entity_from_state", "hybrid_state", "hybrid_from_state"]
+__all__ = ["iso", "from_iso", "rebuild", "semantic_state", "semantic_from_state"]
 
 
 def iso(when: datetime | None) -> str | None:
@@ -66,36 +63,3 @@ def semantic_from_state(cls, state: dict, names, *, embedder=None, clock=None):
         store._retire(row, why)
     store.keys = {(user, key): list(rows) for user, key, rows in state["keys"]}
     return store
-
-
-def entity_state(memory, names) -> dict:
-    """An EntityMemory as data: its settings, its turn, and every value it ever held."""
-    return {**_settings(memory, names), "last_turn": memory.last_turn,
-            "history": [{**asdict(f), "since": iso(f.since), "until": iso(f.until)} for f in memory.history]}
-
-
-def entity_from_state(cls, state: dict, names, fact, *, llm=None, clock=None):
-    """``fact`` is the class of one saved value (``FactValue``)."""
-    memory = rebuild(cls, state, names, llm=llm, clock=clock)
-    memory.history = [fact(**{**record, "since": from_iso(record["since"]), "until": from_iso(record["until"])})
-                      for record in state["history"]]
-    return memory
-
-
-def hybrid_state(manager, names) -> dict:
-    """A HybridMemoryManager as data: its settings and the state of each tier."""
-    return {**_settings(manager, names), "window": manager.window.to_state(),
-            "entities": manager.entities.to_state(), "longterm": manager.longterm.to_state(),
-            "last_turn": manager.last_turn, "now": iso(manager.now)}
-
-
-def hybrid_from_state(cls, state: dict, names, *, llm=None, clock=None, token_counter):
-    """Each tier is rebuilt by its own ``from_state``; without a ``clock`` they share one that
-    resumes at the saved time."""
-    clock = clock or ManualClock(from_iso(state["longterm"]["now"]))
-    manager = rebuild(cls, state, names, llm=llm, clock=clock, token_counter=token_counter)
-    manager.window = type(manager.window).from_state(state["window"])
-    manager.entities = type(manager.entities).from_state(state["entities"], clock=clock)
-    manager.longterm = type(manager.longterm).from_state(state["longterm"], clock=clock)
-    manager.now = from_iso(state["now"])
-    return manager

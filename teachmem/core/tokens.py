@@ -13,14 +13,16 @@ from typing import Callable, Iterable
 
 TokenCounter = Callable[[str], int]
 
-#: Seed 000's rule of thumb: an English word is about 1.3 tokens.
+#: A common rule of thumb: an English word is about 1.3 tokens.
 TOKENS_PER_WORD = 1.3
 
 
 def words_estimator(tokens_per_word: float = TOKENS_PER_WORD) -> TokenCounter:
     """Return a counter that estimates ``int(words × tokens_per_word)``.
 
-    Taught in notebooks/01_conversation_buffer.ipynb.
+    >>> count = words_estimator(2)
+    >>> count("three short words")
+    6
     """
     if isinstance(tokens_per_word, bool) or not isinstance(tokens_per_word, (int, float)) \
             or not math.isfinite(tokens_per_word) or tokens_per_word <= 0:
@@ -44,6 +46,11 @@ def chars_estimate(text: str) -> int:
     Unlike the word estimate it notices long words, code and text without
     spaces (Chinese or Japanese), which the word count badly undercounts.
 
+    >>> chars_estimate("hello world")
+    3
+    >>> estimate_tokens("hello world")
+    2
+
     Taught in notebooks/01_conversation_buffer.ipynb.
     """
     return math.ceil(len(text) / 4)
@@ -52,8 +59,12 @@ def chars_estimate(text: str) -> int:
 def from_tokenizer(encode: Callable[[str], Iterable]) -> TokenCounter:
     """Wrap a real tokenizer's ``encode`` function as a token counter.
 
-    For example ``from_tokenizer(tiktoken.get_encoding("cl100k_base").encode)``.
-    Taught in notebooks/01_conversation_buffer.ipynb.
+    For example ``from_tokenizer(tiktoken.get_encoding("cl100k_base").encode)``;
+    here a stand-in tokenizer that splits on spaces and on dots:
+
+    >>> count = from_tokenizer(lambda text: text.replace(".", " .").split())
+    >>> count("Hello there. Bye.")
+    5
     """
     if not callable(encode):
         raise TypeError(f"encode must be callable, got {type(encode).__name__}")
@@ -65,7 +76,12 @@ def from_tokenizer(encode: Callable[[str], Iterable]) -> TokenCounter:
 
 
 def count_message_tokens(messages: Iterable[dict], counter: TokenCounter = estimate_tokens) -> int:
-    """Sum the token estimates of the ``content`` of chat messages."""
+    """Sum the token estimates of the ``content`` of chat messages.
+
+    >>> count_message_tokens([{"role": "user", "content": "one two three"},
+    ...                       {"role": "assistant", "content": "four"}])
+    4
+    """
     return sum(counter(m["content"]) for m in messages)
 
 
@@ -76,7 +92,10 @@ def truncate_to_tokens(text: str, max_tokens: int, counter: TokenCounter = estim
     ``[… truncated N tokens]`` tells the model, and the learner, that
     something is missing: silently dropping text is how bugs hide.
 
-    Taught in notebooks/02_sliding_window.ipynb.
+    >>> truncate_to_tokens("one two three four five six seven eight nine ten", 8)
+    'one two [… truncated 11 tokens]'
+    >>> truncate_to_tokens("short enough", 8)
+    'short enough'
     """
     if isinstance(max_tokens, bool) or not isinstance(max_tokens, int) or max_tokens < 1:
         raise ValueError(f"max_tokens must be a positive int, got {max_tokens!r}")

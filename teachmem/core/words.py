@@ -11,6 +11,8 @@ Doing it the *same* way everywhere matters more than doing it perfectly.
 ['seat', 'book']
 >>> stem("planned"), stem("tests")
 ('plan', 'test')
+>>> shared_words("Which tests do we run?", "Project.test_framework = pytest")
+1
 
 Taught in notebooks/05_semantic_memory.ipynb.
 """
@@ -20,7 +22,7 @@ import re
 import unicodedata
 from functools import lru_cache
 
-__all__ = ["STOPWORDS", "fold", "tokenize", "stem", "content_words"]
+__all__ = ["STOPWORDS", "fold", "tokenize", "stem", "content_words", "shared_words"]
 
 #: Words that say how a sentence is built, not what it is about. Dropping
 #: them keeps "What is my favourite colour?" from matching every sentence
@@ -134,3 +136,13 @@ def content_words(text: str) -> list[str]:
     Taught in notebooks/05_semantic_memory.ipynb.
     """
     return [stem(t) for t in tokenize(text) if t not in STOPWORDS]
+
+
+def shared_words(query: str | None, text: str) -> int:
+    """How many distinct content words ``query`` and ``text`` share: the one overlap rule.
+
+    An entity fact is relevant to a question when they share words ("tests"
+    meets "test_framework"); no query shares nothing. ``EntityMemory.get_relevant``
+    and the hybrid manager's fact ranking both use it.
+    """
+    return len(set(content_words(query)) & set(content_words(text))) if query else 0

@@ -13,13 +13,13 @@ keywords (whole words, any case). The metrics, for one strategy on one scenario:
 ``end_accuracy``
     Share of the facts still current after the last turn that the memory
     brings up when asked the fact's own ``question`` after the last turn.
-``recall_coverage`` (seed 003: relevant memories are found)
+``recall_coverage`` (are the relevant memories found?)
     Per question, needed facts mentioned / needed facts; mean over questions.
-``recall_precision`` (seed 003: what is retrieved is relevant)
+``recall_precision`` (is what is retrieved relevant?)
     Per question, needed facts mentioned / all facts the context mentions
     (every fact stated by then, current or not); 0 when it mentions none.
     Mean over questions.
-``freshness`` (seed 003: how quickly new information is stored)
+``freshness`` (how quickly is new information stored?)
     Share of facts the memory brings up, asked the fact's own question, right
     after the turn that states it: stored at once, not at the next batch.
 ``stale_leakage``
@@ -32,7 +32,7 @@ keywords (whole words, any case). The metrics, for one strategy on one scenario:
     Over every turn from a deletion request on and every fact deleted by
     then, the share of pairs where the context still mentions the fact at
     all. None when the scenario has no deletion request.
-``bloat`` (seed 003: memory bloat, the duplicate fraction)
+``bloat`` (memory bloat: the duplicate fraction)
     Cut each context into items (its non-empty lines). A fact mentioned by c
     items counts c mentions, c − 1 of them duplicates. Pooled over every
     turn: duplicates / mentions (0 with no mentions).
@@ -54,253 +54,23 @@ Taught in notebooks/08_evaluate_memory.ipynb.
 from __future__ import annotations
 
 import copy
-from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable, Iterable, Mapping
+from typing import Callable, Mapping
+
+from tqdm import tqdm
 
 from teachmem.core.clock import ManualClock
-from teachmem.lab.replay import Step, context_text, held_facts, replay
+from teachmem.lab.replay import Step, comparison_strategies, context_text, held_facts, replay
 from teachmem.lab.scenarios import Fact, Scenario, fact_in_text, list_scenarios, load_scenario
+from teachmem.lab.scoreboard import (METRICS, Evaluation, ProbeResult, Scoreboard, duplicate_fraction,
+                                     mention_counts, recall_coverage, recall_precision, text_table)
 
 __all__ = ["METRICS", "ProbeResult", "Evaluation", "Scoreboard", "evaluate", "default_strategies",
            "load_scenarios", "recall_coverage", "recall_precision", "duplicate_fraction", "text_table"]
 
-#: (name, column header, True when higher is better) in scoreboard order.
-METRICS = (("probe_accuracy", "probes", True), ("end_accuracy", "end", True),
-           ("recall_coverage", "coverage", True), ("recall_precision", "precision", True),
-           ("freshness", "fresh", True), ("stale_leakage", "stale", False),
-           ("deletion_leakage", "deleted", False), ("bloat", "bloat", False),
-           ("tokens_per_turn", "tokens/turn", False), ("model_calls", "calls", False))
-
-
-# ------------------------------------------------------------------ the metrics on plain sets
-def recall_coverage(needs: Iterable[str], mentioned: Iterable[str]) -> float:
-    """Share of the needed facts that are mentioned: ``|needs ∩ mentioned| / |needs|``.
-
-    Taught in notebooks/08_evaluate_memory.ipynb.
-    """
-    needs = set(needs)
-    if not needs:
-        raise ValueError("needs must name at least one fact, got none")
-    return len(needs & set(mentioned)) / len(needs)
-
-
-def recall_precision(needs: Iterable[str], mentioned: Iterable[str]) -> float:
-    """Share of the mentioned facts that are needed: ``|needs ∩ mentioned| / |mentioned|`` (0 if none).
-
-    Taught in notebooks/08_evaluate_memory.ipynb.
-    """
-    mentioned = set(mentioned)
-    return len(set(needs) & mentioned) / len(mentioned) if mentioned else 0.0
-
-
-def _mentions(items: Iterable[Iterable[str]]) -> tuple[int, int]:
-    """(mentions, duplicates): each item names the facts it mentions, each fact at most once."""
-    seen, total = set(), 0
-    for item in items:
-        item = set(item)
-        total += len(item)
-        seen |= item
-    return total, total - len(seen)
-
-
-def duplicate_fraction(items: Iterable[Iterable[str]]) -> float:
-    """Of all fact mentions across ``items``, the share repeating a fact another item already mentions.
-
-    ``items`` holds, per item of a context, the ids of the facts it mentions.
-    ``[{"a"}, {"a", "b"}, {"a"}]`` has 4 mentions of 2 facts: 2 duplicates, 0.5.
-
-    Taught in notebooks/08_evaluate_memory.ipynb.
-    """
-    total, duplicates = _mentions(items)
-    return duplicates / total if total else 0.0
-
-
-def _share(hits: int, pairs: int) -> float | None:
-    return hits / pairs if pairs else None
-
-
-def _mean(values: Iterable[float]) -> float | None:
-    values = list(values)
-    return sum(values) / len(values) if values else None
-
-
-# ------------------------------------------------------------------ results
-@dataclass(frozen=True)
-class ProbeResult:
-    """One question of a scenario, and what the context on its turn mentioned."""
-
-    turn: int
-    question: str
-    needs: tuple[str, ...]
-    avoid: tuple[str, ...]
-    mentioned: frozenset[str]      # facts stated by then that the context mentions
-
-    @property
-    def answered(self) -> bool:
-        return set(self.needs) <= self.mentioned and not set(self.avoid) & self.mentioned
-
-    @property
-    def coverage(self) -> float:
-        return recall_coverage(self.needs, self.mentioned)
-
-    @property
-    def precision(self) -> float:
-        return recall_precision(self.needs, self.mentioned)
-
-
-@dataclass(frozen=True)
-class Evaluation:
-    """One strategy replayed over one scenario: the raw observations and every metric.
-
-    Taught in notebooks/08_evaluate_memory.ipynb.
-    """
-
-    strategy: str
-    scenario: str
-    probes: tuple[ProbeResult, ...]
-    fresh: Mapping[str, bool]          # fact id -> brought up right after the turn stating it
-    end: Mapping[str, bool]            # id of a fact current at the end -> brought up at the end
-    stale: tuple[int, int]             # (leaked, pairs) over (turn, superseded fact)
-    deleted: tuple[int, int]           # (still mentioned, pairs) over (turn, deleted fact)
-    mentions: tuple[int, int]          # (mentions, duplicates) pooled over every turn's items
-    tokens: tuple[int, ...]            # the context's tokens after each turn
-    model_calls: int
-
-    @property
-    def probe_accuracy(self) -> float | None:
-        return _mean(p.answered for p in self.probes)
-
-    @property
-    def end_accuracy(self) -> float | None:
-        return _mean(self.end.values())
-
-    @property
-    def recall_coverage(self) -> float | None:
-        return _mean(p.coverage for p in self.probes if p.needs)
-
-    @property
-    def recall_precision(self) -> float | None:
-        return _mean(p.precision for p in self.probes if p.needs)
-
-    @property
-    def freshness(self) -> float | None:
-        return _mean(self.fresh.values())
-
-    @property
-    def stale_leakage(self) -> float | None:
-        return _share(*self.stale)
-
-    @property
-    def deletion_leakage(self) -> float | None:
-        return _share(*self.deleted)
-
-    @property
-    def bloat(self) -> float:
-        total, duplicates = self.mentions
-        return duplicates / total if total else 0.0
-
-    @property
-    def tokens_per_turn(self) -> float:
-        return sum(self.tokens) / len(self.tokens) if self.tokens else 0.0
-
-    def metrics(self) -> dict[str, float | int | None]:
-        """Every metric by name, in ``METRICS`` order."""
-        return {name: getattr(self, name) for name, _, _ in METRICS}
-
-
-def text_table(header: list[str], rows: list[list], digits: int = 2) -> str:
-    """A plain-text table: the first column left-aligned, the rest right-aligned.
-
-    Floats print with ``digits`` decimals, None as "–".
-    """
-    cells = [[c if isinstance(c, str) else "–" if c is None else f"{c:.{digits}f}" if isinstance(c, float) else str(c)
-              for c in row] for row in [header, *rows]]
-    widths = [max(len(r[i]) for r in cells) for i in range(len(header))]
-    lines = [" ".join(c.ljust(w) if i == 0 else c.rjust(w) for i, (c, w) in enumerate(zip(r, widths)))
-             for r in cells]
-    return "\n".join([lines[0], "-" * len(lines[0]), *lines[1:]])
-
-
-@dataclass(frozen=True)
-class Scoreboard:
-    """Every strategy × scenario ``Evaluation``, with tables sorted best first.
-
-    Taught in notebooks/08_evaluate_memory.ipynb.
-    """
-
-    results: tuple[Evaluation, ...]
-    bank: Mapping[str, Scenario] = field(default_factory=dict, repr=False)   # the scenarios, by name
-    _index: dict = field(init=False, repr=False, compare=False)
-
-    def __post_init__(self):
-        object.__setattr__(self, "_index", {(r.strategy, r.scenario): r for r in self.results})
-
-    @property
-    def strategies(self) -> list[str]:
-        return list(dict.fromkeys(r.strategy for r in self.results))
-
-    @property
-    def scenarios(self) -> list[str]:
-        return list(dict.fromkeys(r.scenario for r in self.results))
-
-    def get(self, strategy: str, scenario: str) -> Evaluation:
-        if (strategy, scenario) not in self._index:
-            raise KeyError(f"no result for strategy {strategy!r} on scenario {scenario!r}; "
-                           f"strategies {self.strategies}, scenarios {self.scenarios}")
-        return self._index[strategy, scenario]
-
-    def metrics(self, strategy: str, scenario: str | None = None) -> dict[str, float | None]:
-        """One strategy's metrics on ``scenario``, or their mean over the scenarios (None = undefined)."""
-        if scenario is not None:
-            return self.get(strategy, scenario).metrics()
-        per = [self.get(strategy, s).metrics() for s in self.scenarios]
-        return {name: _mean(m[name] for m in per if m[name] is not None) for name, _, _ in METRICS}
-
-    def ranking(self, scenario: str | None = None) -> list[str]:
-        """Strategies best first: probe accuracy, then end accuracy (higher first), then tokens per turn."""
-        def key(name):
-            m = self.metrics(name, scenario)
-            return (-(m["probe_accuracy"] or 0), -(m["end_accuracy"] or 0), m["tokens_per_turn"], name)
-        return sorted(self.strategies, key=key)
-
-    def table(self, scenario: str | None = None) -> str:
-        """Strategies × metrics as plain text, best first; without ``scenario``, means over all."""
-        header = ["strategy"] + [f"{label}{'↑' if up else '↓'}" for _, label, up in METRICS]
-        rows = []
-        for name in self.ranking(scenario):
-            m = self.metrics(name, scenario)
-            m["tokens_per_turn"] = f"{m['tokens_per_turn']:.1f}"
-            m["model_calls"] = f"{m['model_calls']:.1f}" if scenario is None else str(m["model_calls"])
-            rows.append([name] + [m[k] for k, _, _ in METRICS])
-        title = f"scenario {scenario}" if scenario else f"mean over {len(self.scenarios)} scenarios"
-        return f"{title}  (↑ higher is better, ↓ lower is better, – not applicable)\n{text_table(header, rows)}"
-
-    def __add__(self, other: "Scoreboard") -> "Scoreboard":
-        """Both boards' results on one board, e.g. your own strategy beside the built-in ones."""
-        clash = sorted(set(self._index) & set(other._index))
-        if clash:
-            raise ValueError(f"both scoreboards have results for {clash[0]} (strategy, scenario); rename one")
-        return Scoreboard(self.results + other.results, {**self.bank, **other.bank})
-
-    def __str__(self) -> str:
-        """The mean table (when there is more than one scenario), then one table per scenario."""
-        tables = [self.table(s) for s in self.scenarios]
-        return "\n\n".join(tables if len(tables) == 1 else [self.table()] + tables)
-
-    def as_dict(self) -> dict:
-        """JSON-ready: per scenario and strategy, every metric (floats rounded to 4 places)."""
-        def r(v):
-            return round(v, 4) if isinstance(v, float) else v
-        return {s: {name: {k: r(v) for k, v in self.metrics(name, s).items()} for name in self.strategies}
-                for s in self.scenarios}
-
-
 # ------------------------------------------------------------------ running it
 def load_scenarios(scenarios="all") -> list[Scenario]:
     """``"all"`` (every built-in scenario), a name, a path, a ``Scenario``, or a list of those.
-
-    Taught in notebooks/08_evaluate_memory.ipynb.
     """
     if isinstance(scenarios, (str, Path, Scenario)):
         scenarios = list_scenarios() if scenarios == "all" else [scenarios]
@@ -315,7 +85,6 @@ def default_strategies() -> dict[str, Callable[[], object]]:
 
     Taught in notebooks/08_evaluate_memory.ipynb.
     """
-    from teachmem.lab.replay import comparison_strategies
     return comparison_strategies()
 
 
@@ -333,7 +102,8 @@ class _Observed:
     """A strategy inside the replay: moves its clock, and asks a copy about each newly stated fact."""
 
     def __init__(self, memory, scenario: Scenario):
-        self.memory, self.scenario, self.fresh = memory, scenario, {}
+        self.memory, self.scenario = memory, scenario
+        self.fresh: dict[str, bool] = {}
 
     def add(self, role, content, *, turn=None, timestamp=None):
         clock = getattr(self.memory, "clock", None)
@@ -349,6 +119,19 @@ class _Observed:
 
     def __getattr__(self, name):          # llm, usage, … for the replay's model-call count
         return getattr(self.memory, name)
+
+
+def _observing(name: str, factory: Callable[[], object], scenario: Scenario,
+               observed: dict[str, _Observed]) -> Callable[[], _Observed]:
+    """A factory for the replay: builds the strategy, checks it, and keeps its observer in ``observed``."""
+    def build() -> _Observed:
+        memory = factory()
+        if not (callable(getattr(memory, "add", None)) and callable(getattr(memory, "context", None))):
+            raise TypeError(f"strategies[{name!r}] built a {type(memory).__name__}, "
+                            "which has no add(...) and context(query)")
+        observed[name] = _Observed(memory, scenario)
+        return observed[name]
+    return build
 
 
 def _pair_counts(scenario: Scenario, steps: tuple[Step, ...], deleted: bool) -> tuple[int, int]:
@@ -370,7 +153,7 @@ def _evaluation(name: str, scenario: Scenario, observed: _Observed, steps: tuple
     total = duplicates = 0
     for step in steps:
         items = [line for m in step.context for line in m["content"].splitlines() if line.strip()]
-        t, d = _mentions(held_facts(scenario, line, step.turn) for line in items)
+        t, d = mention_counts(held_facts(scenario, line, step.turn) for line in items)
         total, duplicates = total + t, duplicates + d
     return Evaluation(name, scenario.name, probes, dict(observed.fresh), end,
                       _pair_counts(scenario, steps, deleted=False), _pair_counts(scenario, steps, deleted=True),
@@ -390,7 +173,6 @@ def evaluate(strategies: Mapping[str, Callable[[], object]] | None = None, scena
 
     Taught in notebooks/08_evaluate_memory.ipynb.
     """
-    from tqdm import tqdm
     strategies = default_strategies() if strategies is None else dict(strategies)
     if not strategies:
         raise ValueError("strategies must name at least one strategy factory, got none")
@@ -402,22 +184,12 @@ def evaluate(strategies: Mapping[str, Callable[[], object]] | None = None, scena
     names = [s.name for s in loaded]
     if len(set(names)) < len(names):
         raise ValueError(f"scenarios must have distinct names, got {names}")
-    results, bank = [], {}
+    results: list[Evaluation] = []
+    bank: dict[str, Scenario] = {}
     for scenario in tqdm(loaded, desc="scenarios", unit="scenario",
                          disable=None if progress is None else not progress):
-        observed = {}
-
-        def observing(name, factory, scenario=scenario):
-            def build():
-                memory = factory()
-                if not (callable(getattr(memory, "add", None)) and callable(getattr(memory, "context", None))):
-                    raise TypeError(f"strategies[{name!r}] built a {type(memory).__name__}, "
-                                    "which has no add(...) and context(query)")
-                observed[name] = _Observed(memory, scenario)
-                return observed[name]
-            return build
-
-        record = replay(scenario, {name: observing(name, f) for name, f in strategies.items()})
+        observed: dict[str, _Observed] = {}
+        record = replay(scenario, {name: _observing(name, f, scenario, observed) for name, f in strategies.items()})
         results += [_evaluation(name, scenario, observed[name], record.steps[name]) for name in strategies]
         bank[scenario.name] = scenario
     return Scoreboard(tuple(results), bank)

@@ -1,7 +1,7 @@
 """Memory governance: where a memory came from, how long it may stay, and how to erase it.
 
-Seed 001's interview notes ask four things of any memory system. This module
-makes each one concrete, for every strategy in ``teachmem.memory``:
+A memory system in production owes its users four things. This module makes
+each one concrete, for every strategy in ``teachmem.memory``:
 
 * **Provenance** — ``provenance(memory)`` lists every stored item (message,
   pinned fact, summary, entity value, changelog entry, semantic memory) with
@@ -17,109 +17,75 @@ makes each one concrete, for every strategy in ``teachmem.memory``:
 * **Fresh beats stale** — ``reconcile`` lets a newer tool result or a system
   of record override what memory says.
 
-Every edit goes through the strategies' own ``to_state()``/``from_state()``:
-the state is edited as data and the object rebuilt in place, so live
-collaborators (its clock, model, embedder, token counter) are kept.
+Governance reaches every tier through a small protocol each strategy
+implements, never through a table of class names:
+
+* ``erase(pattern) -> list[Change]``: remove or redact every stored copy of
+  what ``pattern`` matches (``forget``);
+* ``provenance() -> list[dict]``: every stored item, as ``id``,
+  ``memory_type``, ``text``, ``turn``, ``timestamp`` and ``confidence``;
+* ``delete(id) -> list[Change]``: remove one stored item (retention).
+
+A composite (the hybrid manager, or any object holding strategies) is
+searched attribute by attribute for the strategies inside it.
 
 Taught in notebooks/09_persistence_and_governance.ipynb.
 """
 from __future__ import annotations
 
 import inspect
-import json
+import math
 import re
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
-from typing import Iterable
+from typing import Any, Iterable, Iterator
 
-from teachmem.lab.store import MemoryDB, _compile, _strings
-from teachmem.core.validate import require_datetime, require_int_at_least, require_text
+from teachmem.core.change import Change
+from teachmem.core.embed import embedder_from_config
+from teachmem.core.text import forget_pattern
+from teachmem.core.validate import require_text
+from teachmem.lab.freshness import Observation, naive_utc, apply_fresh, memory_observations, reconcile
+from teachmem.lab.pii import PIIMatch, find_pii, luhn_valid, redact_pii
+from teachmem.lab.store import MemoryDB
+from teachmem.memory.message import REDACTED
 
 __all__ = ["PIIMatch", "find_pii", "luhn_valid", "redact_pii", "Provenance", "provenance",
            "RetentionPolicy", "apply_retention", "TierAudit", "Audit", "forget", "copies",
-           "Observation", "reconcile", "REDACTED"]
+           "Observation", "reconcile", "memory_observations", "apply_fresh", "REDACTED"]
 
-# ====================================================================== PII
-_EMAIL = re.compile(r"(?<![\w.%+-])[A-Za-z0-9._%+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,}(?![\w-])")
-# Digits, optionally grouped by single spaces, dots, dashes or an (area code):
-# the shapes phone and card numbers are written in.
-_NUMBER = re.compile(r"(?<![\w+])\+?(?:\(\d{1,4}\)|\d)(?:[ .-]?(?:\(\d{1,4}\)|\d))*(?!\w)")
-_DATE = re.compile(r"^(\d{4}[-/.]\d{1,2}[-/.]\d{1,2}|\d{1,2}[-/.]\d{1,2}[-/.]\d{2,4})$")
-_IP = re.compile(r"^\d{1,3}(\.\d{1,3}){3}$")
+# ====================================================================== the tiers
+def _is_memory(value) -> bool:
+    return callable(getattr(value, "to_state", None)) and not isinstance(value, type)
 
 
-@dataclass(frozen=True)
-class PIIMatch:
-    """One piece of personal data found in a text: its kind and where it is.
+def _inside(obj, prefix: str) -> list[tuple[str, Any]]:
+    """The strategies held by ``obj``'s attributes, searched through composites ("hybrid.window")."""
+    found: list[tuple[str, Any]] = []
+    for name, value in (vars(obj).items() if hasattr(obj, "__dict__") else []):
+        if _is_memory(value):
+            found += _inside(value, f"{prefix}{name}.") or [(prefix + name, value)]
+    return found
 
-    Taught in notebooks/09_persistence_and_governance.ipynb.
+
+def _tiers(memory) -> list[tuple[str, Any]]:
+    """``(name, strategy)`` for a single strategy, or for each strategy inside a composite.
+
+    A strategy is an object with ``to_state``; one holding others (a manager,
+    an application object) is searched attribute by attribute.
     """
-
-    kind: str      # "email", "phone" or "card"
-    text: str
-    start: int
-    end: int
-
-
-def luhn_valid(number: str) -> bool:
-    """The Luhn checksum card numbers carry: True for "4111 1111 1111 1111".
-
-    From the right, double every second digit (subtracting 9 above 9); the
-    sum must end in 0. A random 16-digit number passes one time in ten, so
-    the check removes most order numbers and IDs that merely look like cards.
-
-    Taught in notebooks/09_persistence_and_governance.ipynb.
-    """
-    digits = re.sub(r"[ -]", "", require_text("number", number))
-    if not digits.isdigit() or not digits.isascii():
-        return False
-    total = 0
-    for i, d in enumerate(int(c) for c in reversed(digits)):
-        if i % 2:
-            d = d * 2 - 9 if d > 4 else d * 2
-        total += d
-    return total % 10 == 0
+    found = _inside(memory, "")
+    if not found and _is_memory(memory):
+        return [(type(memory).__name__, memory)]
+    if not found:
+        raise TypeError(f"memory must be a teachmem strategy or hold some, got {type(memory).__name__}")
+    return found
 
 
-def _number_kind(candidate: str) -> str | None:
-    digits = re.sub(r"\D", "", candidate)
-    if 13 <= len(digits) <= 19 and luhn_valid(digits):
-        return "card"
-    if not 7 <= len(digits) <= 15 or _DATE.match(candidate) or _IP.match(candidate):
-        return None
-    groups = re.split(r"[ .-]", candidate.lstrip("+"))
-    if len(groups) == 1:   # one run of digits: a phone only if long (an amount or a year is short)
-        return "phone" if len(digits) >= 10 or candidate.startswith(("+", "(")) else None
-    # "3 4 5 6 7" is a list, not a phone: after the first, groups have two digits or more.
-    return "phone" if all(len(re.sub(r"\D", "", g)) >= 2 for g in groups[1:]) else None
-
-
-def find_pii(text: str) -> list[PIIMatch]:
-    """Emails, phone numbers and card-like numbers (Luhn-checked) in ``text``, in order.
-
-    A simple detector, not a guarantee: it misses names and addresses, and an
-    eight-digit reference like "1234-5678" looks like a phone number to it.
-
-    Taught in notebooks/09_persistence_and_governance.ipynb.
-    """
-    require_text("text", text, allow_empty=True)
-    found = [PIIMatch("email", m.group(), m.start(), m.end()) for m in _EMAIL.finditer(text)]
-    taken = [(f.start, f.end) for f in found]
-    for m in _NUMBER.finditer(text):
-        kind = _number_kind(m.group())
-        if kind and not any(s < m.end() and m.start() < e for s, e in taken):   # not inside an email
-            found.append(PIIMatch(kind, m.group(), m.start(), m.end()))
-    return sorted(found, key=lambda f: f.start)
-
-
-def redact_pii(text: str) -> str:
-    """``text`` with every email, phone and card number replaced by ``[email]``, ``[phone]``, ``[card]``.
-
-    Taught in notebooks/09_persistence_and_governance.ipynb.
-    """
-    for match in reversed(find_pii(text)):
-        text = text[:match.start] + f"[{match.kind}]" + text[match.end:]
-    return text
+def _protocol(tiers: list[tuple[str, Any]], method: str) -> None:
+    """Check, before anything changes, that every tier answers ``method``."""
+    for name, tier in tiers:
+        if not callable(getattr(tier, method, None)):
+            raise TypeError(f"tier {name!r} ({type(tier).__name__}) has no {method}(): governance cannot reach it")
 
 
 # ====================================================================== provenance
@@ -127,7 +93,7 @@ def redact_pii(text: str) -> str:
 class Provenance:
     """One stored item and where it came from.
 
-    ``where`` locates the item inside its tier's state (for removal);
+    ``where`` is the item's stable id in its tier ("m3", "p1", "summary", …);
     ``source_turn``, ``observed_at`` and ``confidence`` are None when the
     strategy did not record them (itself worth knowing: an item nobody can
     trace is an item nobody can vouch for).
@@ -136,7 +102,7 @@ class Provenance:
     """
 
     tier: str
-    where: tuple
+    where: str
     memory_type: str
     text: str
     source_turn: int | None
@@ -149,210 +115,12 @@ class Provenance:
         return bool(self.pii)
 
 
-def _when(value) -> datetime | None:
-    return datetime.fromisoformat(value) if isinstance(value, str) else value
-
-
-def _record(tier, where, memory_type, text, turn=None, when=None, confidence=None) -> Provenance:
-    return Provenance(tier, where, memory_type, text, turn, _when(when), confidence,
-                      tuple(sorted({m.kind for m in find_pii(text)})))
-
-
-# ====================================================================== tiers
-# How governance reads and edits each strategy, through its state. ``items``
-# yields the stored items; ``edit`` removes the items named in ``drop`` and
-# redacts ``pattern`` from the rest, returning how many items it touched.
-REDACTED = "[forgotten]"
-
-
-def _redact(pattern: re.Pattern, text: str) -> str:
-    marker = "" if pattern.search(REDACTED) else REDACTED
-    return pattern.sub(marker, text)
-
-
-def _message_items(tier, state, key, memory_type="message"):
-    for i, m in enumerate(state[key]):
-        yield _record(tier, (key, i), memory_type, m["content"], m.get("turn"), m.get("timestamp"), 1.0)
-
-
-def _edit_messages(state, key, drop, pattern, parallel=(), counts=None, counter=None) -> int:
-    """Drop messages by position, redact the pattern in the others; ``parallel`` lists follow.
-
-    ``counts`` names a list of token counts to redo with ``counter`` for
-    redacted messages (a count of the old text would now be wrong).
-    """
-    keep = [i for i in range(len(state[key])) if (key, i) not in drop]
-    touched = len(state[key]) - len(keep)
-    state[key] = [state[key][i] for i in keep]
-    for name in parallel:
-        state[name] = [state[name][i] for i in keep]
-    for i, m in enumerate(state[key]):
-        if pattern is not None and pattern.search(m["content"]):
-            m["content"] = _redact(pattern, m["content"])
-            touched += 1
-            if counts:
-                state[counts][i] = counter(m["content"])
-    return touched
-
-
-class _Messages:
-    """ConversationBuffer, SlidingWindowMemory, TokenBudgetWindow: a list of messages."""
-
-    def __init__(self, parallel=(), counts=None):
-        self.parallel, self.counts = parallel, counts
-
-    def items(self, tier, state):
-        yield from _message_items(tier, state, "messages")
-
-    def edit(self, state, drop, pattern, live) -> int:
-        return _edit_messages(state, "messages", drop, pattern, self.parallel, self.counts, live.get("count_tokens"))
-
-
-class _Summary:
-    """SummaryMemory: pinned facts, the running summary, the messages not yet folded."""
-
-    def items(self, tier, state):
-        for i, fact in enumerate(state["pinned"]):
-            yield _record(tier, ("pinned", i), "pinned", fact, confidence=1.0)
-        if state["summary"]:
-            yield _record(tier, ("summary",), "summary", state["summary"])
-        yield from _message_items(tier, state, "buffer")
-
-    def edit(self, state, drop, pattern, live) -> int:
-        touched = _edit_messages(state, "buffer", drop, pattern)
-        pinned = [f for i, f in enumerate(state["pinned"])
-                  if ("pinned", i) not in drop and not (pattern and pattern.search(f))]
-        touched += len(state["pinned"]) - len(pinned)
-        state["pinned"] = pinned
-        if ("summary",) in drop:
-            state["summary"], touched = "", touched + 1
-        elif pattern is not None and pattern.search(state["summary"]):
-            # Regenerate the summary from what remains: the sentences that do
-            # not mention it, summarised afresh (a redacted sentence would
-            # still say *that* something was there, and read badly).
-            from teachmem.llm import summarize
-            kept = [s for s in re.split(r"(?<=[.!?])\s+", state["summary"]) if not pattern.search(s)]
-            state["summary"] = summarize(live["llm"], " ".join(kept), max_words=state["max_words"])
-            touched += 1
-        return touched
-
-
-class _Semantic:
-    """SemanticMemoryStore: rows of text + vector + labels; retired rows are history.
-
-    A removed row becomes a tombstone (no text, a zero vector, no labels but
-    its time), retired: row numbers elsewhere in the state stay valid.
-    """
-
-    def items(self, tier, state):
-        retired = {row for row, _ in state["retired"]}
-        for i, m in enumerate(state["memories"]):
-            meta = m["metadata"]
-            if meta.get("forgotten"):
-                continue
-            kind = m["memory_type"] if i not in retired else f"{m['memory_type']} (history)"
-            yield _record(tier, ("memories", i), kind, m["text"], meta.get("turn", meta.get("source_turn")),
-                          meta.get("timestamp"), meta.get("confidence", 1.0 if m["memory_type"] == "message" else None))
-
-    def edit(self, state, drop, pattern, live) -> int:
-        gone = {i for i, m in enumerate(state["memories"])
-                if ("memories", i) in drop or (pattern is not None and any(map(pattern.search, _strings(m))))}
-        for i in gone:
-            m = state["memories"][i]
-            m["text"], m["vector"] = "", [0.0] * len(m["vector"])
-            m["metadata"] = {"timestamp": m["metadata"]["timestamp"], "forgotten": True}
-        retired = dict(state["retired"])
-        retired.update({i: "forgotten" for i in gone})
-        state["retired"] = [[r, why] for r, why in sorted(retired.items())]
-        # Keys say what a fact is about ("email is …" -> "email"); drop the forgotten rows from them.
-        keys = [[user, key, [r for r in rows if r not in gone]] for user, key, rows in state["keys"]]
-        state["keys"] = [k for k in keys if k[2] and not (pattern and pattern.search(k[1]))]
-        return len(gone)
-
-
-class _Entities:
-    """EntityMemory: every value ever held, each with its validity; the changelog is derived from them."""
-
-    def items(self, tier, state):
-        for i, f in enumerate(state["history"]):
-            kind = "fact" if f["valid_to"] is None else "fact (history)"
-            yield _record(tier, ("history", i), kind, f"{f['entity']}.{f['attribute']} = {f['value']}",
-                          f["valid_from"], f["since"], f["confidence"])
-
-    def edit(self, state, drop, pattern, live) -> int:
-        # A removed current value does not bring the value it replaced back to
-        # life: that one stays closed, so the attribute simply has no value now.
-        keep = [f for i, f in enumerate(state["history"]) if ("history", i) not in drop
-                and not (pattern and any(pattern.search(f[k]) for k in ("entity", "attribute", "value")))]
-        touched, state["history"] = len(state["history"]) - len(keep), keep
-        return touched
-
-
-_TIERS = {"ConversationBuffer": _Messages(), "SlidingWindowMemory": _Messages(parallel=("importance",)),
-          "TokenBudgetWindow": _Messages(parallel=("tokens",), counts="tokens"),
-          "SummaryMemory": _Summary(), "EntityMemory": _Entities(), "SemanticMemoryStore": _Semantic()}
-
-# Collaborators a strategy holds but does not save: kept across a rebuild.
-_LIVE = {"token_counter": "count_tokens", "llm": "llm", "clock": "clock", "embedder": "embedder",
-         "scorer": "scorer", "extractor": "extractor"}
-
-
-def _tiers(memory, prefix: str = "") -> list[tuple[str, object]]:
-    """``(name, strategy)`` for a single strategy, or for each tier of a manager.
-
-    A manager (or any object) is searched attribute by attribute, and so are
-    managers inside it: ``app.hybrid.window`` is found as "hybrid.window".
-    """
-    if type(memory).__name__ in _TIERS:
-        return [(prefix or type(memory).__name__, memory)]
-    found = []
-    for name, value in (vars(memory).items() if hasattr(memory, "__dict__") else []):
-        if type(value).__name__ in _TIERS:
-            found.append((prefix + name, value))
-        elif callable(getattr(value, "to_state", None)) and hasattr(value, "__dict__"):
-            found += _tiers(value, f"{prefix}{name}.")
-    if not found and not prefix:
-        raise TypeError(f"memory must be a teachmem strategy or hold some, got {type(memory).__name__}")
-    return found
-
-
-def _edit(memory, drop=frozenset(), pattern=None) -> int:
-    """Edit ``memory``'s state as data, then rebuild it in place; returns the items touched."""
-    state = json.loads(json.dumps(memory.to_state()))     # a deep copy we may change freely
-    touched = _TIERS[type(memory).__name__].edit(state, drop, pattern, _collaborators(memory))
-    if touched:
-        _rebuild(memory, state)
-        _refresh_embedder(memory, pattern)
-    return touched
-
-
-def _collaborators(memory) -> dict:
-    return {attr: getattr(memory, attr) for attr in _LIVE.values() if hasattr(memory, attr)}
-
-
-def _rebuild(memory, state: dict) -> None:
-    """Make ``memory`` the strategy ``state`` describes, keeping the same object and collaborators."""
-    live = _collaborators(memory)
-    accepts = inspect.signature(type(memory).from_state).parameters
-    rebuilt = type(memory).from_state(state, **{p: live[a] for p, a in _LIVE.items() if p in accepts and a in live})
-    vars(memory).clear()
-    vars(memory).update(vars(rebuilt))
-    vars(memory).update(live)
-
-
-def _refresh_embedder(memory, pattern) -> None:
-    """A hashing embedder caches the words it has seen: swap it for an identical empty one.
-
-    Its vectors depend only on its settings, so the swap changes no result;
-    a trained model (no such cache) is left alone.
-    """
-    from teachmem.core.embed import embedder_from_config
-    embedder = getattr(memory, "embedder", None)
-    if embedder is None or not callable(getattr(embedder, "config", None)) \
-            or embedder.config().get("name") == "sentence-transformers":
-        return
-    if pattern is None or copies(embedder, pattern):
-        memory.embedder = embedder_from_config(embedder.config())
+def _record(tier: str, item: dict) -> Provenance:
+    when = item.get("timestamp")
+    when = datetime.fromisoformat(when) if isinstance(when, str) else when
+    when = None if when is None else naive_utc("timestamp", when)
+    return Provenance(tier, str(item["id"]), item["memory_type"], item["text"], item.get("turn"), when,
+                      item.get("confidence"), tuple(sorted({m.kind for m in find_pii(item["text"])})))
 
 
 def provenance(memory) -> list[Provenance]:
@@ -360,15 +128,22 @@ def provenance(memory) -> list[Provenance]:
 
     Taught in notebooks/09_persistence_and_governance.ipynb.
     """
-    return [record for name, tier in _tiers(memory)
-            for record in _TIERS[type(tier).__name__].items(name, tier.to_state())]
+    tiers = _tiers(memory)
+    _protocol(tiers, "provenance")
+    return [_record(name, item) for name, tier in tiers for item in tier.provenance()]
 
 
 # ====================================================================== retention
 def _duration(name: str, value) -> timedelta | None:
+    """A time to live: a timedelta or a number of days; None, ``math.inf`` or more than
+    ``timedelta.max`` mean "keep forever" (no date can be that far away)."""
     if value is None:
         return None
     if isinstance(value, (int, float)) and not isinstance(value, bool):
+        if math.isnan(value):
+            raise ValueError(f"{name} must be a number of days, got nan")
+        if value > timedelta.max.days:
+            return None
         value = timedelta(days=value)
     if not isinstance(value, timedelta):
         raise TypeError(f"{name} must be a timedelta, a number of days or None, got {type(value).__name__}")
@@ -381,9 +156,9 @@ class RetentionPolicy:
     """How long each memory type may be kept.
 
     ``ttl`` maps a memory type ("message", "fact", "summary", …) to a
-    ``timedelta`` or a number of days; None keeps it forever. ``default``
-    applies to types not listed. ``pii`` caps the life of any item that
-    contains personal data, whatever its type.
+    ``timedelta`` or a number of days; None (or ``math.inf``) keeps it
+    forever. ``default`` applies to types not listed. ``pii`` caps the life
+    of any item that contains personal data, whatever its type.
 
     Taught in notebooks/09_persistence_and_governance.ipynb.
     """
@@ -399,17 +174,22 @@ class RetentionPolicy:
         """The type's own limit ("fact (history)" falls back to "fact"), capped by ``pii``."""
         base = record.memory_type.removesuffix(" (history)")
         own = self.ttl[record.memory_type] if record.memory_type in self.ttl else self.ttl.get(base, self.default)
-        limits = [own] + ([self.pii] if record.pii else [])
-        limits = [t for t in limits if t is not None]
+        limits = [t for t in [own] + ([self.pii] if record.pii else []) if t is not None]
         return min(limits) if limits else None
 
     def expires_at(self, record: Provenance) -> datetime | None:
-        """When ``record`` must be gone; None if it may stay (or has no time to age from)."""
+        """When ``record`` must be gone; None if it may stay (or has no time to age from, or
+        its end lies past the last date a datetime can hold)."""
         ttl = self.ttl_for(record)
-        return None if ttl is None or record.observed_at is None else record.observed_at + ttl
+        if ttl is None or record.observed_at is None:
+            return None
+        try:
+            return record.observed_at + ttl
+        except OverflowError:        # past the last date a datetime can hold: it never expires
+            return None
 
     def expired(self, records: Iterable[Provenance], now: datetime) -> list[Provenance]:
-        require_datetime("now", now, allow_none=False)
+        now = naive_utc("now", now)
         return [r for r in records if (end := self.expires_at(r)) is not None and end <= now]
 
     def __repr__(self) -> str:
@@ -420,23 +200,31 @@ class RetentionPolicy:
 def apply_retention(memory, policy: RetentionPolicy, now: datetime) -> list[Provenance]:
     """Remove every item whose time to live has run out at ``now``; return what was removed.
 
-    ``now`` is required: pass the simulated clock's time (``clock()``).
+    ``now`` is required: pass the simulated clock's time (``clock()``); an
+    aware time is read as UTC. Each tier removes its own items (``delete(id)``).
     Taught in notebooks/09_persistence_and_governance.ipynb.
     """
     if not isinstance(policy, RetentionPolicy):
         raise TypeError(f"policy must be a RetentionPolicy, got {type(policy).__name__}")
-    require_datetime("now", now, allow_none=False)
+    now = naive_utc("now", now)
+    tiers = _tiers(memory)
+    _protocol(tiers, "delete")
     gone = policy.expired(provenance(memory), now)
-    for name, tier in _tiers(memory):
-        drop = {r.where for r in gone if r.tier == name}
-        if drop:
-            _edit(tier, drop=drop)
+    for name, tier in tiers:
+        for record in gone:
+            if record.tier == name:
+                tier.delete(record.where)
     return gone
 
 
 # ====================================================================== forget and audit
+def _found(pattern: re.Pattern, text: str) -> bool:
+    """Does ``text`` hold a match, also once its whitespace runs are single spaces?"""
+    return bool(pattern.search(text) or pattern.search(" ".join(text.split())))
+
+
 def copies(obj, text_or_pattern, *, skip: Iterable = ()) -> int:
-    """How many strings reachable from ``obj`` contain ``text_or_pattern``.
+    """How many strings reachable from ``obj`` contain ``text_or_pattern`` (any whitespace, any case).
 
     Walks everything the object holds (attributes, lists, dicts, caches,
     traces), not just what it would save: a copy in a forgotten corner
@@ -444,7 +232,7 @@ def copies(obj, text_or_pattern, *, skip: Iterable = ()) -> int:
 
     Taught in notebooks/09_persistence_and_governance.ipynb.
     """
-    pattern = _compile(text_or_pattern)
+    pattern = forget_pattern(text_or_pattern)
     seen, stack, found = {id(s) for s in skip}, [obj], 0
     while stack:
         item = stack.pop()
@@ -452,7 +240,7 @@ def copies(obj, text_or_pattern, *, skip: Iterable = ()) -> int:
             continue
         seen.add(id(item))
         if isinstance(item, str):
-            found += bool(pattern.search(item))
+            found += _found(pattern, item)
         elif isinstance(item, dict):
             stack.extend(item.keys())
             stack.extend(item.values())
@@ -467,7 +255,7 @@ def copies(obj, text_or_pattern, *, skip: Iterable = ()) -> int:
 
 @dataclass(frozen=True)
 class TierAudit:
-    """One tier after ``forget``: items removed or redacted, copies still found.
+    """One tier after ``forget``: items removed or redacted, copies still found, and the Changes made.
 
     Taught in notebooks/09_persistence_and_governance.ipynb.
     """
@@ -475,6 +263,7 @@ class TierAudit:
     tier: str
     removed: int
     remaining: int
+    changes: tuple[Change, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -491,6 +280,11 @@ class Audit:
     def clean(self) -> bool:
         return all(t.remaining == 0 for t in self.tiers)
 
+    @property
+    def changes(self) -> list[Change]:
+        """Every Change ``forget`` made, tier by tier."""
+        return [c for t in self.tiers for c in t.changes]
+
     def __str__(self) -> str:
         width = max([len(t.tier) for t in self.tiers] + [4])
         lines = [f"forget {self.pattern!r}", f"{'tier':<{width}}  removed  remaining"]
@@ -499,14 +293,38 @@ class Audit:
         return "\n".join(lines)
 
 
+def _erase(name: str, tier, pattern: re.Pattern) -> TierAudit:
+    changes = tuple(tier.erase(pattern))
+    _refresh_embedder(tier, pattern)
+    return TierAudit(name, len(changes), copies(tier, pattern), changes)
+
+
+def _refresh_embedder(memory, pattern: re.Pattern) -> None:
+    """A hashing embedder caches the words it has seen: swap it for an identical empty one.
+
+    Its vectors depend only on its settings, so the swap changes no result;
+    a trained model (no such cache) is left alone.
+    """
+    embedder = getattr(memory, "embedder", None)
+    if embedder is None or not callable(getattr(embedder, "config", None)) \
+            or embedder.config().get("name") == "sentence-transformers":
+        return
+    if copies(embedder, pattern):
+        memory.embedder = embedder_from_config(embedder.config())
+
+
 def forget(memory, text_or_pattern, db: MemoryDB | None = None, *, user_id: str | None = None) -> Audit:
     """Remove ``text_or_pattern`` from every tier of ``memory`` (and ``user_id``'s saved memories in ``db``).
 
-    A plain string is matched case-insensitively; pass ``re.compile(...)``
-    for a pattern. Messages keep their place with the match replaced by
-    ``[forgotten]``; pinned facts, semantic memories (and their vectors) and
-    entity values that contain it are removed; a summary that mentions it is
-    regenerated from its other sentences. Returns an ``Audit``.
+    A plain string matches case-insensitively, with any run of whitespace
+    between its words ("4111 1111" also finds "4111  1111"); pass
+    ``re.compile(...)`` for a pattern. Each tier erases through its own
+    ``erase(pattern)`` (messages keep their place with the match replaced by
+    ``[forgotten]``; pinned facts, memories and entity values that contain it
+    go; a summary that mentions it is rewritten). A composite's own
+    ``erase`` runs after its tiers', for anything it holds beside them.
+    Returns an ``Audit``: per tier, what was erased, the Changes, and the
+    copies still reachable (counted with whitespace normalised).
 
     The audit counts every reachable string, labels included, so a word the
     library itself uses (a role such as "user", a memory type such as
@@ -514,125 +332,49 @@ def forget(memory, text_or_pattern, db: MemoryDB | None = None, *, user_id: str 
 
     Taught in notebooks/09_persistence_and_governance.ipynb.
     """
-    pattern = _compile(text_or_pattern)
+    pattern = forget_pattern(text_or_pattern)
     if db is not None and not isinstance(db, MemoryDB):
         raise TypeError(f"db must be a MemoryDB or None, got {type(db).__name__}")
-    if db is not None:
-        require_text("user_id", user_id)
+    if db is not None and not isinstance(user_id, str):
+        raise TypeError(f"user_id must be a str naming whose saved memories to search, got {type(user_id).__name__}")
     tiers = _tiers(memory)
-    rows = [TierAudit(name, _edit(tier, pattern=pattern), copies(tier, pattern)) for name, tier in tiers]
-    if len(tiers) > 1 or tiers[0][1] is not memory:   # a manager: anything outside its tiers?
-        rows.append(TierAudit("manager (other state)", 0, copies(memory, pattern, skip=[t for _, t in tiers])))
+    _protocol(tiers, "erase")
+    rows = [_erase(name, tier, pattern) for name, tier in tiers]
+    if len(tiers) > 1 or tiers[0][1] is not memory:   # a composite: anything outside its tiers?
+        own = tuple(memory.erase(pattern)) if callable(getattr(memory, "erase", None)) else ()
+        rows.append(TierAudit("manager (other state)", len(own),
+                              copies(memory, pattern, skip=[t for _, t in tiers]), own))
     if db is not None:
-        rows += _forget_in_db(db, pattern, user_id)
-    return Audit(pattern.pattern if text_or_pattern is pattern else text_or_pattern, tuple(rows))
+        rows += _forget_in_db(db, pattern, str(user_id))
+    return Audit(text_or_pattern.pattern if isinstance(text_or_pattern, re.Pattern) else text_or_pattern,
+                 tuple(rows))
 
 
 def _forget_in_db(db: MemoryDB, pattern: re.Pattern, user_id: str) -> list[TierAudit]:
     rewritten = db.find(pattern, user_id=user_id)
+    changes: list[Change] = []
     with db.batch():
         for _, name in rewritten:
             saved = db.load(user_id=user_id, name=name)
-            for _, tier in _tiers(saved):
-                _edit(tier, pattern=pattern)
+            changes += [c for row in (_erase(n, t, pattern) for n, t in _tiers(saved)) for c in row.changes]
             db.save(saved, user_id=user_id, name=name)
     db.compact()      # no old page images left in the WAL or in free pages
     others = sum(_occurrences(pattern, db.load_state(user_id=u, name=n)[1])
                  for u, n in db.find(pattern) if u != user_id)
-    return [TierAudit("database", len(rewritten), len(db.find(pattern, user_id=user_id))),
+    return [TierAudit("database", len(rewritten), len(db.find(pattern, user_id=user_id)), tuple(changes)),
             TierAudit("database file bytes", 0, max(0, db.raw_matches(pattern) - others))]
+
+
+def _strings(value) -> Iterator[str]:
+    """Every string value in a JSON document (not the keys: they are the state's own field names)."""
+    if isinstance(value, dict):
+        value = list(value.values())
+    if isinstance(value, list):
+        for item in value:
+            yield from _strings(item)
+    elif isinstance(value, str):
+        yield value
 
 
 def _occurrences(pattern: re.Pattern, state) -> int:
     return sum(len(pattern.findall(s)) for s in _strings(state))
-
-
-# ====================================================================== fresh beats stale
-_AUTHORITY = {"memory": 0, "tool": 1, "system_of_record": 2}
-
-
-@dataclass(frozen=True)
-class Observation:
-    """A value for ``key`` (e.g. ``("Project", "database")``), who said it and when.
-
-    ``source`` is "memory" (recalled from an earlier conversation), "tool"
-    (a tool call just now) or "system_of_record" (the authoritative database).
-
-    Taught in notebooks/09_persistence_and_governance.ipynb.
-    """
-
-    key: tuple
-    value: str
-    source: str
-    observed_at: datetime
-
-    def __post_init__(self):
-        if self.source not in _AUTHORITY:
-            raise ValueError(f"source must be one of {tuple(_AUTHORITY)}, got {self.source!r}")
-        require_datetime("observed_at", self.observed_at, allow_none=False)
-
-
-def reconcile(observations: Iterable[Observation]) -> dict[tuple, Observation]:
-    """The value to believe for each key.
-
-    A system of record always wins; otherwise the newest observation wins,
-    and at the same time a tool beats memory. Memory never overrides a
-    fresher tool result: that is how a stale fact gets repeated confidently.
-
-    Taught in notebooks/09_persistence_and_governance.ipynb.
-    """
-    best: dict[tuple, Observation] = {}
-    for obs in observations:
-        if not isinstance(obs, Observation):
-            raise TypeError(f"observations must be Observation objects, got {type(obs).__name__}")
-        rank = (obs.source == "system_of_record", obs.observed_at, _AUTHORITY[obs.source])
-        current = best.get(obs.key)
-        if current is None or rank > (current.source == "system_of_record", current.observed_at,
-                                      _AUTHORITY[current.source]):
-            best[obs.key] = obs
-    return best
-
-
-def memory_observations(memory) -> list[Observation]:
-    """What the entity tier(s) of ``memory`` currently believe, as ``source="memory"`` observations.
-
-    Taught in notebooks/09_persistence_and_governance.ipynb.
-    """
-    return [Observation((f["entity"], f["attribute"]), f["value"], "memory", _when(f["since"]))
-            for _, tier in _tiers(memory) if type(tier).__name__ == "EntityMemory"
-            for f in tier.to_state()["history"] if f["valid_to"] is None and f["since"]]
-
-
-def apply_fresh(memory, observations: Iterable[Observation], *, turn: int) -> list[dict]:
-    """Write fresher tool / system-of-record values into ``memory``'s entity tier(s).
-
-    Where ``reconcile`` says a non-memory observation wins and its value
-    differs, the remembered value is closed at ``turn`` (kept as history, so
-    ``as_of`` and the changelog show the correction) and the fresh value
-    becomes current. Returns the changes made.
-
-    Taught in notebooks/09_persistence_and_governance.ipynb.
-    """
-    observations = list(observations)
-    require_int_at_least("turn", turn, 0)
-    changes = []
-    for _, tier in _tiers(memory):
-        if type(tier).__name__ != "EntityMemory":
-            continue
-        winners = reconcile(memory_observations(tier) + observations)
-        state = tier.to_state()
-        current = {(f["entity"], f["attribute"]): f for f in state["history"] if f["valid_to"] is None}
-        for key, obs in winners.items():
-            old = current.get(key)
-            if obs.source == "memory" or (old and old["value"].casefold() == obs.value.casefold()):
-                continue
-            if old:
-                old["valid_to"], old["until"] = turn, obs.observed_at.isoformat()
-            state["history"].append({"entity": key[0], "attribute": key[1], "value": obs.value,
-                                     "valid_from": turn, "confidence": 1.0,
-                                     "since": obs.observed_at.isoformat(), "valid_to": None, "until": None})
-            changes.append({"key": key, "old": old["value"] if old else None, "new": obs.value,
-                            "source": obs.source})
-        if changes:
-            _rebuild(tier, state)
-    return changes

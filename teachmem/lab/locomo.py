@@ -35,10 +35,13 @@ import re
 from collections import defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable, Sequence
+from typing import Any, Callable, Iterable, Sequence
 
-from teachmem.lab.evaluate import text_table
+from tqdm import tqdm
+
 from teachmem.lab.scenarios import read_json
+from teachmem.lab.scoreboard import text_table
+from teachmem.memory.semantic import SemanticMemoryStore
 
 LOCOMO_SAMPLE = Path(__file__).parent / "data" / "locomo_sample.json"
 DEFAULT_KS = (1, 5, 10, 20)
@@ -136,7 +139,7 @@ def _conversation(item, where: str, path: Path) -> LocomoConversation:
 
 
 # ------------------------------------------------------------------ retrievers
-def store_retriever(make_store: Callable[[], object] | None = None) -> Callable[[list[str]], Search]:
+def store_retriever(make_store: Callable[[], Any] | None = None) -> Callable[[list[str]], Search]:
     """Turn a memory store into a retriever for ``evidence_recall``.
 
     ``make_store()`` builds an empty store with ``store(text)`` and
@@ -145,21 +148,18 @@ def store_retriever(make_store: Callable[[], object] | None = None) -> Callable[
     turn is stored at the same moment with the same importance, so the
     ranking is relevance alone). Retrieved texts are mapped back to turn
     positions; identical texts map to their turns in order.
-
-    Taught in notebooks/08_evaluate_memory.ipynb.
     """
-    if make_store is None:
-        from teachmem.memory.semantic import SemanticMemoryStore as make_store
+    factory: Callable[[], Any] = SemanticMemoryStore if make_store is None else make_store
 
     def build(texts: list[str]) -> Search:
-        store = make_store()
-        positions = defaultdict(list)
+        store = factory()
+        positions: defaultdict[str, list[int]] = defaultdict(list)
         for i, text in enumerate(texts):
             store.store(text)
             positions[text].append(i)
 
         def search(query: str, k: int) -> list[int]:
-            taken = defaultdict(int)
+            taken: defaultdict[str, int] = defaultdict(int)
             ranked = []
             for _, text, *_ in store.retrieve(query, top_k=k):
                 if taken[text] < len(positions[text]):
@@ -170,25 +170,23 @@ def store_retriever(make_store: Callable[[], object] | None = None) -> Callable[
     return build
 
 
-def recall_at_k(ranked: Sequence[str], evidence: Sequence[str], k: int) -> float:
+def recall_at_k(ranked: Sequence[str], evidence: Iterable[str], k: int) -> float:
     """Share of the (distinct) ``evidence`` ids among the first ``k`` of ``ranked``.
 
     Taught in notebooks/08_evaluate_memory.ipynb.
     """
-    evidence = set(evidence)
-    if not evidence:
+    wanted = set(evidence)
+    if not wanted:
         raise ValueError("evidence must name at least one turn, got none")
     if isinstance(k, bool) or not isinstance(k, int) or k < 1:
         raise ValueError(f"k must be a positive int, got {k!r}")
-    return len(evidence & set(ranked[:k])) / len(evidence)
+    return len(wanted & set(ranked[:k])) / len(wanted)
 
 
 # ------------------------------------------------------------------ the measurement
 @dataclass
 class RecallReport:
     """Evidence recall@k overall and per category, with what was skipped and why.
-
-    Taught in notebooks/08_evaluate_memory.ipynb.
     """
 
     ks: tuple[int, ...]
@@ -265,7 +263,6 @@ def evidence_recall(conversations: Sequence[LocomoConversation], ks=DEFAULT_KS,
 
     Taught in notebooks/08_evaluate_memory.ipynb.
     """
-    from tqdm import tqdm
     ks = _require_ks(ks)
     retriever = store_retriever() if retriever is None else retriever
     report = RecallReport(ks)
@@ -274,10 +271,12 @@ def evidence_recall(conversations: Sequence[LocomoConversation], ks=DEFAULT_KS,
         report.conversations += 1
         report.turns += len(conv.turns)
         ids = {t.dia_id for t in conv.turns}
-        search = retriever([t.memory for t in conv.turns]) if conv.questions else None
+        if not conv.questions:
+            continue
+        search = retriever([t.memory for t in conv.turns])
         for q in conv.questions:
             report.questions += 1
-            valid = set()
+            valid: set[str] = set()
             for e in q.evidence:
                 if e in ids:
                     valid.add(e)

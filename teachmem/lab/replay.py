@@ -2,9 +2,10 @@
 
 ``add_turn``, ``feed`` and ``window_membership`` drive one strategy (taught in
 notebooks/02_sliding_window.ipynb). ``replay`` drives many side by side and
-records, for every strategy after every turn, what it would send and what
-that context knows; the comparison widgets only look those records up
-(taught in notebooks/07_compare_strategies.ipynb).
+records, for every strategy after every turn, the Changes its write
+reported, what it would send and what that context knows; ``extractions``
+keeps the Changes of each message's write. The comparison widgets only look
+those records up (taught in notebooks/07_compare_strategies.ipynb).
 
 What a context *knows* is measured with the scenario's ground truth:
 
@@ -21,27 +22,37 @@ What a context *knows* is measured with the scenario's ground truth:
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Callable, Mapping
+from typing import Any, Callable, Mapping
 
 import numpy as np
 
+from teachmem.core.change import Change
 from teachmem.core.clock import ManualClock
-from teachmem.lab.scenarios import Fact, Question, Scenario, fact_in_text
 from teachmem.core.tokens import TokenCounter, count_message_tokens, estimate_tokens
+from teachmem.lab.scenarios import Fact, Question, Scenario, fact_in_text
+from teachmem.memory.buffer import ConversationBuffer
+from teachmem.memory.entity import EntityMemory
+from teachmem.memory.hybrid import HybridMemoryManager
+from teachmem.memory.semantic import SemanticMemoryStore
+from teachmem.memory.summary import SummaryMemory
+from teachmem.memory.window import SlidingWindowMemory
 
 
-def add_turn(memory, scenario: Scenario, turn: int) -> None:
+def add_turn(memory, scenario: Scenario, turn: int) -> list[Change]:
     """Tell ``memory`` what was said on ``turn`` of ``scenario``, with its turn number and time.
 
     A memory with a simulated clock (``memory.clock``, a ``ManualClock``) has it
     moved forward to that time first, so whatever it ranks by age (decay)
-    replays as the conversation's own calendar says. Taught in notebooks/02_sliding_window.ipynb.
+    replays as the conversation's own calendar says. Returns the Changes the
+    write reported (none from a strategy whose ``add`` returns nothing, such
+    as one written before writes said what they changed).
+    Taught in notebooks/02_sliding_window.ipynb.
     """
     t, when = scenario.turns[turn - 1], scenario.timestamp(turn)
     clock = getattr(memory, "clock", None)
     if isinstance(clock, ManualClock) and clock() < when:
         clock.set(when)
-    memory.add(t.role, t.content, turn=t.turn, timestamp=when)
+    return list(memory.add(t.role, t.content, turn=t.turn, timestamp=when) or [])
 
 
 def feed(memory, scenario: Scenario, upto: int | None = None):
@@ -125,7 +136,7 @@ def model_calls(memory) -> int:
 # ------------------------------------------------------------ many strategies, every turn
 @dataclass(frozen=True)
 class Step:
-    """One strategy, right after one turn: what it would send and what that knows.
+    """One strategy, right after one turn: what the turn changed, what it would send and what that knows.
 
     Taught in notebooks/07_compare_strategies.ipynb.
     """
@@ -136,6 +147,7 @@ class Step:
     model_calls: int            # made so far, summed over the turns up to this one
     holds: frozenset[str]       # ids of stated facts the context mentions
     leaks: frozenset[str]       # ids of superseded facts it presents as current
+    changes: tuple[Change, ...] = ()   # what the strategy's write reported for this turn
 
     @property
     def text(self) -> str:
@@ -222,7 +234,7 @@ def replay(scenario: Scenario, strategies: Mapping[str, Callable[[], object]],
     """
     if not strategies:
         raise ValueError("strategies must name at least one strategy factory")
-    memories = {}
+    memories: dict[str, Any] = {}
     for name, factory in strategies.items():
         if not callable(factory):
             raise TypeError(f"strategies[{name!r}] must be a factory that builds a memory, "
@@ -235,28 +247,23 @@ def replay(scenario: Scenario, strategies: Mapping[str, Callable[[], object]],
     for t in scenario.turns:
         query = latest_user_message(scenario, t.turn)
         for name, memory in memories.items():
-            add_turn(memory, scenario, t.turn)
+            changes = tuple(add_turn(memory, scenario, t.turn))
             context = tuple(dict(m) for m in memory.context(query))
             text = context_text(context)
             steps[name].append(Step(t.turn, context, count_message_tokens(context, counter), model_calls(memory),
-                                    held_facts(scenario, text, t.turn), leaked_facts(scenario, text, t.turn)))
+                                    held_facts(scenario, text, t.turn), leaked_facts(scenario, text, t.turn),
+                                    changes))
     return Replay(scenario, {name: tuple(s) for name, s in steps.items()})
 
 
 def comparison_strategies() -> dict[str, Callable[[], object]]:
     """The six strategies notebook 07 compares, with the settings the earlier notebooks teach.
 
-    The window keeps 6 recent messages and pins 2 (notebook 02), the summary is seed 000's
-    (a fold every 6 messages); the rest use their defaults.
+    The window keeps 6 recent messages and pins 2 (notebook 02), the summary
+    folds every 6 messages (notebook 03); the rest use their defaults.
 
     Taught in notebooks/07_compare_strategies.ipynb.
     """
-    from teachmem.memory.buffer import ConversationBuffer
-    from teachmem.memory.entity import EntityMemory
-    from teachmem.memory.hybrid import HybridMemoryManager
-    from teachmem.memory.semantic import SemanticMemoryStore
-    from teachmem.memory.summary import SummaryMemory
-    from teachmem.memory.window import SlidingWindowMemory
     return {"buffer": ConversationBuffer,
             "window": lambda: SlidingWindowMemory(recent_k=6, important_k=2),
             "summary": lambda: SummaryMemory(summarize_every=6),
@@ -266,67 +273,32 @@ def comparison_strategies() -> dict[str, Callable[[], object]]:
 
 
 # ------------------------------------------------------------ what each system takes from one message
-def _source_turn(sentence: str, batch) -> int | None:
-    """The message in ``batch`` a summary sentence came from: most shared words, at least half of its own.
+def extraction_strategies() -> dict[str, Callable[[], object]]:
+    """The four ways of keeping a message that notebook 07's extraction view sets side by side.
 
-    "user" is left out: the summariser writes "User" where the message said "I".
-    """
-    from teachmem.core.words import content_words
-    words = set(content_words(sentence)) - {"user"}
-    shared = {m.turn: len(words & set(content_words(m.content))) for m in batch}
-    turn = max(shared, key=lambda k: (shared[k], -k), default=None)
-    return turn if turn is not None and words and 2 * shared[turn] >= len(words) else None
-
-
-def extractions(scenario: Scenario) -> dict[int, dict[str, list[str]]]:
-    """For every turn, what each system takes from that one message, as lines of text.
-
-    * buffer: the raw message;
-    * summary: the new sentences of the running summary that came from it
-      (matched by shared words), entered when the summary is next folded;
-    * entity: the triples extracted from it and any change it caused;
-    * semantic: the memory item stored, with its type and importance, and
-      whether the hybrid manager's long-term store keeps it (the model judges).
-
-    Computed once for the whole scenario; the widget only looks it up.
     Taught in notebooks/07_compare_strategies.ipynb.
     """
-    from teachmem.llm.extract import split_sentences
-    from teachmem.llm import OfflineLLM, score_importance
-    from teachmem.memory.entity import EntityMemory
-    from teachmem.memory.hybrid import HybridMemoryManager
-    from teachmem.memory.message import Message
-    from teachmem.memory.semantic import SemanticMemoryStore
-    from teachmem.memory.summary import SummaryMemory
-    summary, entity, store, llm = SummaryMemory(summarize_every=6), EntityMemory(), SemanticMemoryStore(), OfflineLLM()
-    out: dict[int, dict[str, list[str]]] = {}
-    for t in scenario.turns:
-        out[t.turn] = row = {"buffer": [f"{t.role}: {t.content}"]}
-        waiting, before = [*summary.buffer, Message(t.role, t.content, t.turn)], summary.summary
-        add_turn(summary, scenario, t.turn)
-        if summary.summary != before:   # a fold: the messages no longer waiting entered the summary
-            batch = [m for m in waiting if m.turn not in {b.turn for b in summary.buffer}]
-            came_from = {}
-            for sentence in split_sentences(summary.summary):
-                if sentence not in split_sentences(before):
-                    came_from.setdefault(_source_turn(sentence, batch), []).append(f"“{sentence}”")
-            for m in batch:
-                out[m.turn]["summary"] = [f"folded into the summary after turn {t.turn} (one model call):",
-                                          *came_from.get(m.turn, ["nothing of it made it into the summary"])]
-        add_turn(entity, scenario, t.turn)
-        triples = [f for f in entity.history if f.valid_from == t.turn]
-        changes = [c for c in entity.get_changelog() if c["turn"] == t.turn]
-        row["entity"] = ([f"({f.entity}, {f.attribute}, {f.value})  confidence {f.confidence:.2f}" for f in triples]
-                         + [f"changelog: {c['entity']}.{c['attribute']} {c['old']} → {c['new']}" for c in changes]
-                         or ["no new facts" + (" (only the user's messages are mined)" if t.role != "user" else "")])
-        stored = len(store.texts)
-        add_turn(store, scenario, t.turn)
-        row["semantic"] = [f"[{store.types[r]} · importance {float(store.table['importance'][r]):.2f}] "
-                           f"“{store.texts[r]}”" for r in range(stored, len(store.texts))] or ["nothing stored"]
-        if t.role == "user":
-            importance, bar = score_importance(llm, t.content), HybridMemoryManager().min_importance
-            row["semantic"].append(f"hybrid's long-term store: importance {importance:.2f} judged by the model, "
-                                   + ("kept" if importance >= bar else f"skipped (below {bar})"))
-    for row in out.values():
-        row.setdefault("summary", ["not folded yet: still among the recent messages"])
-    return out
+    return {"buffer": ConversationBuffer,
+            "summary": lambda: SummaryMemory(summarize_every=6),
+            "entity": EntityMemory,
+            "semantic": SemanticMemoryStore}
+
+
+def extractions(scenario: Scenario, strategies: Mapping[str, Callable[[], object]] | None = None,
+                ) -> dict[int, dict[str, list[Change]]]:
+    """For every turn, what each strategy's write of that one message changed: ``{turn: {name: [Change, …]}}``.
+
+    * buffer: the ADD of the raw message;
+    * summary: the ADD of the message and, on the turn of a fold, the
+      summary's rewrite and the DELETE of every message folded into it;
+    * entity: the facts extracted from it and what they replaced;
+    * semantic: the memories stored from it.
+
+    ``strategies`` maps a name to a factory (``extraction_strategies()`` by
+    default). Computed once for the whole scenario; the widget only looks it up.
+    Taught in notebooks/07_compare_strategies.ipynb.
+    """
+    makers = extraction_strategies() if strategies is None else strategies
+    memories = {name: make() for name, make in makers.items()}
+    return {t.turn: {name: add_turn(memory, scenario, t.turn) for name, memory in memories.items()}
+            for t in scenario.turns}

@@ -10,28 +10,31 @@ erased but *closed*: every value keeps the turn (and time) it became true and
 the turn it stopped being true, so ``as_of(turn)`` answers what was true back
 then. That is the idea of a temporal knowledge graph, kept in a list.
 
+Every fact has a stable id ("e3") that all its values share: ``get``,
+``update``, ``delete`` and ``history`` take it, and every write returns the
+``Change`` records of what it did (ADD, UPDATE, DELETE or NOOP), as Mem0's do.
+
 Taught in notebooks/04_entity_memory.ipynb.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+import re
+from dataclasses import asdict, dataclass, replace
 from datetime import datetime
 
+from teachmem.core.change import Change
 from teachmem.core.clock import Clock, ManualClock
-from teachmem.llm.extract import Triple, rule_triples
-from teachmem.llm import LLM, extract_triples
-from teachmem.memory.message import next_message
-from teachmem.core.packing import fact_table, overlap_words
-from teachmem.core.state import entity_from_state, entity_state
 from teachmem.core.validate import (require_datetime, require_fraction, require_int_at_least,
-                               require_positive_int, require_text)
+                                    require_positive_int, require_role, require_text, require_turn)
+from teachmem.core.words import shared_words
+from teachmem.llm import LLM, Triple, extract_triples, rule_triples
 
 SETTINGS = ("min_confidence", "on_error", "small_store", "min_overlap")
 
 
 @dataclass(frozen=True)
 class FactValue:
-    """One value of one attribute: when it held, and where it came from."""
+    """One value of one fact: when it held, and where it came from."""
 
     entity: str
     attribute: str
@@ -41,22 +44,53 @@ class FactValue:
     since: datetime | None = None
     valid_to: int | None = None  # the turn a newer value replaced it; None while still true
     until: datetime | None = None
+    id: str = ""                 # the fact's id, shared by all its values
 
     def holds_at(self, turn: int) -> bool:
         return self.valid_from <= turn and (self.valid_to is None or turn < self.valid_to)
+
+    @property
+    def line(self) -> str:
+        return f"{self.entity}.{self.attribute} = {self.value}"
+
+
+def fact_table(facts) -> dict[str, dict[str, str]]:
+    """Facts as ``{entity: {attribute: value}}``: entities in order of appearance, attributes sorted,
+    so the same facts print the same way whatever order they were said in."""
+    table: dict[str, dict[str, str]] = {}
+    for f in facts:
+        table.setdefault(f.entity, {})[f.attribute] = f.value
+    return {entity: dict(sorted(attrs.items())) for entity, attrs in table.items()}
+
+
+def _locate(value: str, message: str) -> tuple[int, int] | None:
+    """Where ``value``'s words stand in ``message`` (any case, any spacing), or None."""
+    words = value.split()
+    found = re.search(r"\s+".join(map(re.escape, words)), message, re.IGNORECASE) if words else None
+    return found.span() if found else None
+
+
+def require_callable(name: str, value, method: str | None = None):
+    """``value`` (or its ``method``) must be callable; None passes. A TypeError naming ``name`` otherwise."""
+    if value is not None and not callable(getattr(value, method, None) if method else value):
+        what = f"an object with a {method}() method" if method else "callable"
+        raise TypeError(f"{name} must be {what}, got {type(value).__name__}")
+    return value
 
 
 class EntityMemory:
     """Facts about entities: the newest value wins, every change is kept.
 
-    Facts are extracted by rules (``teachmem.llm.extract.rule_triples``), or by a
-    language model when ``llm`` is given (seed 001's JSON prompt); either way
+    Facts are extracted by rules (``teachmem.llm.rule_triples``), or by a
+    language model when ``llm`` is given (a JSON extraction prompt); either way
     only those with ``confidence >= min_confidence`` are kept. Above
     ``small_store`` facts, ``get_relevant`` keeps only the facts sharing
     ``min_overlap`` words or more with the query.
 
     Taught in notebooks/04_entity_memory.ipynb.
     """
+
+    kind = "entity"
 
     def __init__(self, *, llm: LLM | None = None, min_confidence: float = 0.7, on_error: str = "raise",
                  small_store: int = 20, min_overlap: int = 1, clock: Clock | None = None):
@@ -65,9 +99,12 @@ class EntityMemory:
         self.min_confidence = require_fraction("min_confidence", min_confidence)
         self.small_store = require_int_at_least("small_store", small_store, 0)
         self.min_overlap = require_positive_int("min_overlap", min_overlap)
-        self.llm, self.on_error, self.clock = llm, on_error, clock or ManualClock()
-        self.history: list[FactValue] = []   # every value ever stored, in the order it arrived
+        self.llm = require_callable("llm", llm, "complete")
+        self.clock: Clock = require_callable("clock", clock) or ManualClock()
+        self.on_error = on_error
+        self.values: list[FactValue] = []   # every value ever stored, in the order it arrived
         self.last_turn: int | None = None
+        self.next_id = 1
 
     def extract(self, text: str) -> list[Triple]:
         """The confident triples in ``text``, by the model if there is one, else by rules."""
@@ -76,40 +113,91 @@ class EntityMemory:
         return extract_triples(self.llm, text, min_confidence=self.min_confidence, on_error=self.on_error)
 
     def extract_and_store(self, message: str, turn_number: int, *,
-                          timestamp: datetime | None = None) -> list[Triple]:
-        """Extract the facts in ``message``, said on ``turn_number``, store them, and return them."""
+                          timestamp: datetime | None = None) -> list[Change]:
+        """Extract the facts in ``message``, said on ``turn_number``, store them; return what changed."""
         require_text("message", message, allow_empty=True)
         require_int_at_least("turn_number", turn_number, self.last_turn or 0)
         when = require_datetime("timestamp", timestamp) or self.clock()
         # Extract before touching the store: if the model's reply is unreadable, nothing changes.
         triples = self.extract(message) if message.strip() else []
-        for t in triples:
-            index = next((i for i, f in enumerate(self.history)
-                          if f.valid_to is None and (f.entity, f.attribute) == (t.entity, t.attribute)), None)
-            if index is not None:
-                if self.history[index].value.casefold() == t.value.casefold():
-                    continue   # said again: the fact keeps the turn it was first said
-                # A contradiction: the newer statement wins; the old value is closed, not erased.
-                self.history[index] = replace(self.history[index], valid_to=turn_number, until=when)
-            self.history.append(FactValue(t.entity, t.attribute, t.value, turn_number,
-                                          round(float(t.confidence), 2), when))
+        changes = [c for t in triples for c in self.store(t, turn_number, when, span=_locate(t.value, message))]
         self.last_turn = turn_number
-        return triples
+        return changes
+
+    def store(self, t: Triple, turn: int, when: datetime, *, span=None, reason: str = "") -> list[Change]:
+        """Store one triple said at ``turn``: a new fact (ADD), a new value (UPDATE) or a repeat (NOOP)."""
+        new = FactValue(t.entity, t.attribute, t.value, turn, round(float(t.confidence), 2), when)
+        old = next((f for f in self.facts() if (f.entity, f.attribute) == (t.entity, t.attribute)), None)
+        if old is None:
+            new = replace(new, id=f"e{self.next_id}")
+            self.next_id += 1
+            self.values.append(new)
+            return [Change("ADD", new.id, new.line, reason=reason or f"new fact at turn {turn}", span=span)]
+        if old.value.casefold() == t.value.casefold():   # said again: it keeps the turn it was first said
+            return [Change("NOOP", old.id, old.line, reason=f"already known since turn {old.valid_from}", span=span)]
+        # A contradiction: the newer statement wins; the old value is closed, not erased.
+        self._close(old, turn, when)
+        self.values.append(replace(new, id=old.id))
+        why = reason or f"a newer statement at turn {turn} replaces turn {old.valid_from}'s"
+        return [Change("UPDATE", old.id, new.line, previous=old.line, reason=why, span=span)]
+
+    def _close(self, value: FactValue, turn: int, when: datetime | None) -> None:
+        self.values[self.values.index(value)] = replace(value, valid_to=turn, until=when)
 
     def add(self, role: str, content: str, *, turn: int | None = None,
-            timestamp: datetime | None = None) -> None:
+            timestamp: datetime | None = None) -> list[Change]:
         """Remember a message. Only the user's messages are mined for facts:
         an assistant's suggestion is not a decision until the user makes it."""
-        message = next_message(role, content, turn, timestamp, after=self.last_turn)
-        if role == "user":
-            self.extract_and_store(content, message.turn, timestamp=timestamp)
-        self.last_turn = message.turn
+        require_role("role", role)
+        require_text("content", content, allow_empty=True)
+        turn = require_turn("turn", turn, self.last_turn)
+        require_datetime("timestamp", timestamp)
+        changes = self.extract_and_store(content, turn, timestamp=timestamp) if role == "user" else []
+        self.last_turn = turn
+        return changes
 
+    # -- one fact by its id ----------------------------------------------------
+    def history(self, id: str) -> list[FactValue]:
+        """Every value fact ``id`` held, oldest first: each one's ``valid_to`` is where the next replaced it."""
+        values = [f for f in self.values if f.id == id]
+        if not values:
+            known = sorted({f.id for f in self.values}, key=lambda i: int(i[1:]))
+            raise KeyError(f"no fact with id {id!r}; known ids: {', '.join(known) or 'none yet'}")
+        return values
+
+    def get(self, id: str) -> FactValue:
+        """The current value of fact ``id``; a KeyError if it is unknown or was deleted."""
+        last = self.history(id)[-1]
+        if last.valid_to is not None:
+            raise KeyError(f"fact {id!r} was deleted at turn {last.valid_to}; history({id!r}) shows its values")
+        return last
+
+    def update(self, id: str, value: str) -> list[Change]:
+        """Give fact ``id`` a new value from the current turn on (a correction by hand)."""
+        old = self.get(id)
+        require_text("value", value)
+        triple = Triple(old.entity, old.attribute, value, 1.0)
+        return self.store(triple, self.last_turn or 0, self.clock(), reason="updated by hand")
+
+    def delete(self, id: str) -> list[Change]:
+        """Close fact ``id`` at the current turn: no longer true, still in its history."""
+        old = self.get(id)
+        self._close(old, self.last_turn or 0, self.clock())
+        return [Change("DELETE", id, old.line, reason="deleted by hand")]
+
+    def erase(self, pattern: re.Pattern) -> list[Change]:
+        """Remove every value (current or old) whose entity, attribute or value ``pattern`` matches."""
+        gone = [f for f in self.values if any(pattern.search(x) for x in (f.entity, f.attribute, f.value, f.line))]
+        self.values = [f for f in self.values if all(f is not g for g in gone)]
+        return [Change("DELETE", f.id, f.line, reason="erased" + (" (an old value)" if f.valid_to else ""))
+                for f in gone]
+
+    # -- reading ---------------------------------------------------------------
     def facts(self, as_of: int | None = None) -> list[FactValue]:
         """The values true now, or at turn ``as_of``, in the order they arrived."""
         if as_of is None:
-            return [f for f in self.history if f.valid_to is None]
-        return [f for f in self.history if f.holds_at(require_int_at_least("as_of", as_of, 0))]
+            return [f for f in self.values if f.valid_to is None]
+        return [f for f in self.values if f.holds_at(require_int_at_least("as_of", as_of, 0))]
 
     def as_of(self, turn: int) -> dict[str, dict[str, str]]:
         """What was true at ``turn``: ``{entity: {attribute: value}}``."""
@@ -126,16 +214,18 @@ class EntityMemory:
         require_text("query", query, allow_empty=True)
         facts = self.facts(as_of)
         if query.strip() and len(facts) > self.small_store:
-            wanted = overlap_words(query)
             facts = [f for f in facts
-                     if len(wanted & overlap_words(f"{f.entity} {f.attribute} {f.value}")) >= self.min_overlap]
+                     if shared_words(query, f"{f.entity} {f.attribute} {f.value}") >= self.min_overlap]
         return "\n".join(f"[{entity}] " + ", ".join(f"{a}: {v}" for a, v in attrs.items())
                          for entity, attrs in fact_table(facts).items())
 
     def get_changelog(self, as_of: int | None = None) -> list[dict]:
         """Every change of value up to turn ``as_of``, oldest first: ``{turn, entity, attribute, old, new}``."""
-        log, previous = [], {}
-        for f in self.history:
+        if as_of is not None:
+            require_int_at_least("as_of", as_of, 1)
+        log: list[dict] = []
+        previous: dict[tuple[str, str], str] = {}
+        for f in self.values:
             key = (f.entity, f.attribute)
             if key in previous and (as_of is None or f.valid_from <= as_of):
                 log.append({"turn": f.valid_from, "entity": f.entity, "attribute": f.attribute,
@@ -148,10 +238,26 @@ class EntityMemory:
         facts = self.get_relevant(query or "")
         return [{"role": "system", "content": f"Known facts:\n{facts}"}] if facts else []
 
+    # -- save and load ---------------------------------------------------------
     def to_state(self) -> dict:
-        return entity_state(self, SETTINGS)
+        """Settings, turn, next id and every value ever held, as JSON-ready data."""
+        return {**{name: getattr(self, name) for name in SETTINGS}, "last_turn": self.last_turn,
+                "next_id": self.next_id, "history": [
+                    {**asdict(f), **{k: getattr(f, k).isoformat() for k in ("since", "until") if getattr(f, k)}}
+                    for f in self.values]}
 
     @classmethod
     def from_state(cls, state: dict, *, llm: LLM | None = None, clock: Clock | None = None) -> "EntityMemory":
-        """Rebuild from ``to_state()``; the model and the clock are not state, so pass them again."""
-        return entity_from_state(cls, state, SETTINGS, FactValue, llm=llm, clock=clock)
+        """Rebuild from ``to_state()``; the model and the clock are not state, so pass them again.
+        A value saved without an id (an older file) gets its fact's id, or a new one."""
+        memory = cls(**{name: state[name] for name in SETTINGS}, llm=llm, clock=clock)
+        memory.last_turn = state["last_turn"]
+        ids = {(r["entity"], r["attribute"]): r["id"] for r in state["history"] if r.get("id")}
+        memory.next_id = max([state.get("next_id", 1)] + [int(i[1:]) + 1 for i in ids.values()])
+        for r in state["history"]:
+            key = (r["entity"], r["attribute"])
+            if key not in ids:
+                ids[key], memory.next_id = f"e{memory.next_id}", memory.next_id + 1
+            times = {k: datetime.fromisoformat(r[k]) for k in ("since", "until") if r[k]}
+            memory.values.append(FactValue(**{**r, "id": r.get("id") or ids[key], **times}))
+        return memory

@@ -1,7 +1,8 @@
 """Hybrid memory: entity facts, long-term memories and a conversation window in one token budget.
 
 This manager feeds every message to a sliding window, an entity memory and a
-semantic long-term store, then packs one prompt, in order of value per token:
+semantic long-term store (MemGPT's tiers, in miniature), then packs one
+prompt, in order of value per token:
 
 1. entity facts first: a whole decision in a few tokens (at most ``fact_share``
    of the room);
@@ -10,32 +11,123 @@ semantic long-term store, then packs one prompt, in order of value per token:
 3. the conversation window fills what is left, newest message first.
 
 The room is the budget minus the system prompt, the user's message and a
-reserve for the reply. Unlike seed 000's, the prompt never exceeds the budget,
-and remembered text enters the system message only as quoted data
-(``teachmem.core.packing``), so a stored "ignore previous instructions" is never
-an instruction.
+reserve for the reply, so the prompt never exceeds the budget. Remembered
+text enters the system message only as quoted data, so a stored "ignore
+previous instructions" is never an instruction. :class:`PromptTrace` records
+every candidate considered: its scores, its cost, kept or dropped, and why.
+
+Every write returns the ``Change`` records of its tiers, each id prefixed
+with the tier it happened in ("window:m4", "entity:e2", "longterm:s5").
 
 Taught in notebooks/06_hybrid_manager.ipynb.
 """
 from __future__ import annotations
 
-from datetime import datetime
+import re
+from dataclasses import dataclass, field, replace
+from datetime import datetime, timezone
 
-from teachmem.core.clock import ManualClock
+from teachmem.core.change import Change
+from teachmem.core.text import fenced, forget_pattern, quote
+from teachmem.core.tokens import TokenCounter, estimate_tokens
+from teachmem.core.validate import (require_datetime, require_fraction, require_int_at_least, require_positive_int,
+                                    require_role, require_text, require_turn)
+from teachmem.core.words import shared_words
 from teachmem.llm import LLM, OfflineLLM, score_importance
-from teachmem.memory.entity import EntityMemory
-from teachmem.memory.message import next_message
+from teachmem.memory.entity import EntityMemory, require_callable
 from teachmem.memory.semantic import SemanticMemoryStore
 from teachmem.memory.window import SlidingWindowMemory
-from teachmem.core.packing import PromptTrace, add_fenced, add_window, room_for_memory, shared_words
-from teachmem.core.text import quote
-from teachmem.core.state import hybrid_from_state, hybrid_state
-from teachmem.core.tokens import TokenCounter, estimate_tokens
-from teachmem.core.validate import require_fraction, require_int_at_least, require_positive_int, require_text
 
 DEFAULT_SYSTEM_PROMPT = "You are a helpful assistant."
 SETTINGS = ("token_budget", "reserve_tokens", "fact_share", "memory_share", "memory_top_k",
             "min_importance", "system_prompt")
+SOURCES = ("fact", "memory", "message")
+TIERS = ("window", "entity", "longterm")
+#: What the model sees of a message when asked how important it is: the head says what it is about,
+#: and a pasted megabyte would cost as much to judge as to keep.
+IMPORTANCE_CHARS = 4000
+
+
+@dataclass(frozen=True)
+class Candidate:
+    """One thing that could go into the prompt, and what became of it.
+
+    Taught in notebooks/06_hybrid_manager.ipynb.
+    """
+
+    source: str                 # "fact", "memory" or "message"
+    text: str                   # what would be sent: the fenced line, or the message content
+    turn: int | None            # where it came from
+    tokens: int                 # what it costs (a fact or memory: what it adds to the system message)
+    scores: dict                # the parts of its score, by name
+    kept: bool
+    reason: str                 # why it was kept or dropped
+
+
+@dataclass
+class PromptTrace:
+    """The packing of one prompt: the budget, its split, and every candidate considered.
+
+    Taught in notebooks/06_hybrid_manager.ipynb.
+    """
+
+    token_budget: int
+    reserve_tokens: int
+    fixed_tokens: int           # the system prompt, plus the user message when there is one
+    caps: dict                  # the most facts and memories may use, in tokens
+    messages: list[dict] = field(default_factory=list)
+    candidates: list[Candidate] = field(default_factory=list)
+    prompt_tokens: int = 0      # what the assembled prompt costs, counted as a whole
+
+    @property
+    def limit(self) -> int:
+        """The most the prompt may cost: the budget minus the room kept for the reply."""
+        return self.token_budget - self.reserve_tokens
+
+    def used(self, source: str) -> int:
+        """Tokens spent on kept candidates of one source."""
+        return sum(c.tokens for c in self.candidates if c.source == source and c.kept)
+
+    def kept(self, source: str | None = None) -> list[Candidate]:
+        return [c for c in self.candidates if c.kept and source in (None, c.source)]
+
+    def dropped(self, source: str | None = None) -> list[Candidate]:
+        return [c for c in self.candidates if not c.kept and source in (None, c.source)]
+
+    def split(self) -> dict[str, int]:
+        """Where the budget went: fixed, facts, memories, window, reply reserve and what is left unused."""
+        parts = {"fixed": self.fixed_tokens, **{s: self.used(s) for s in SOURCES}}
+        parts["unused"] = max(self.limit - self.prompt_tokens, 0)
+        parts["reply"] = self.reserve_tokens
+        return parts
+
+    def table(self, width: int = 58) -> str:
+        """Every candidate on one line: kept ✓ or dropped ✗, source, turn, tokens, scores, why."""
+        lines = [f"prompt {self.prompt_tokens:,} of {self.limit:,} tokens (budget {self.token_budget:,} "
+                 f"− {self.reserve_tokens:,} for the reply); caps: facts {self.caps['fact']:,}, "
+                 f"memories {self.caps['memory']:,}"]
+        for c in self.candidates:
+            text = c.text if len(c.text) <= width else c.text[:width - 1] + "…"
+            scores = " ".join(f"{k}={v:g}" for k, v in c.scores.items())
+            turn = "" if c.turn is None else c.turn
+            lines.append(f"{'✓' if c.kept else '✗'} {c.source:<7} {turn:>3} {c.tokens:>4}  {text:<{width}}  "
+                         f"{scores}  · {c.reason}")
+        return "\n".join(lines)
+
+
+def _naive_utc(when: datetime | None) -> datetime | None:
+    """A timezone-aware time as naive UTC, the one kind every tier compares."""
+    return when.astimezone(timezone.utc).replace(tzinfo=None) if when and when.tzinfo else when
+
+
+def _snapshot(tier) -> dict:
+    """A tier's attributes, lists and dicts copied: enough to undo a write that appends or replaces."""
+    return {k: v.copy() if isinstance(v, (list, dict)) else v for k, v in vars(tier).items()}
+
+
+def _tier_changes(tier: str, changes) -> list[Change]:
+    """A tier's Changes, each id prefixed with the tier ("entity:e2")."""
+    return [replace(c, id=f"{tier}:{c.id}") for c in changes or []]
 
 
 class HybridMemoryManager:
@@ -43,6 +135,8 @@ class HybridMemoryManager:
 
     Taught in notebooks/06_hybrid_manager.ipynb.
     """
+
+    kind = "hybrid"
 
     def __init__(self, token_budget: int = 3500, *, reserve_tokens: int = 500, fact_share: float = 0.15,
                  memory_share: float = 0.15, recent_k: int = 10, important_k: int = 3, memory_top_k: int = 3,
@@ -56,33 +150,70 @@ class HybridMemoryManager:
             raise ValueError(f"fact_share + memory_share must be at most 1, got {fact_share} + {memory_share}")
         self.memory_top_k = require_positive_int("memory_top_k", memory_top_k)
         self.min_importance = require_fraction("min_importance", min_importance)
-        self.count_tokens = token_counter
+        self.count_tokens = require_callable("token_counter", token_counter)
+        self.llm = require_callable("llm", llm, "complete") or OfflineLLM()   # judges which moments to keep
         self._room(require_text("system_prompt", system_prompt), None)   # too big a prompt fails here, early
         self.system_prompt = system_prompt
-        self.clock = clock or ManualClock()   # one clock for every tier
         self.window = SlidingWindowMemory(recent_k, important_k)
-        self.entities = EntityMemory(clock=self.clock)
-        self.longterm = SemanticMemoryStore(clock=self.clock)
-        self.llm = OfflineLLM() if llm is None else llm   # judges which moments are worth keeping
+        self.longterm = SemanticMemoryStore(clock=require_callable("clock", clock))
+        self.clock = self.longterm.clock                  # one clock for every tier
+        self.entity = EntityMemory(clock=self.clock)
         self.last_turn: int | None = None
         self.now: datetime | None = None                  # when the latest message was said
 
+    # -- writing -----------------------------------------------------------------
     def add_message(self, role: str, content: str, turn: int | None = None, *,
-                    timestamp: datetime | None = None) -> None:
-        """Give one message to every memory. Checks and the model call come before any change."""
-        message = next_message(role, content, turn, timestamp, after=self.last_turn)
-        # Seed 000 kept every user message over 15 words; asking the model how much
-        # a message matters keeps "I prefer pytest" and skips a long "haha, not now".
-        importance = score_importance(self.llm, content) if role == "user" else 0.0
-        self.window.add(role, content, turn=message.turn, timestamp=timestamp)
-        self.entities.add(role, content, turn=message.turn, timestamp=timestamp)
-        if content.strip() and importance >= self.min_importance:   # an empty message is no memory
-            self.longterm.store(content, "message", importance, timestamp, turn=message.turn)
-        self.last_turn, self.now = message.turn, timestamp or self.now
+                    timestamp: datetime | None = None) -> list[Change]:
+        """Give one message to every tier, all or nothing; return every tier's Changes.
 
-    def add(self, role: str, content: str, *, turn: int | None = None, timestamp: datetime | None = None) -> None:
-        self.add_message(role, content, turn, timestamp=timestamp)
+        Checks and the model call come first; if a tier still fails, the tiers
+        already written are put back, so the same turn can be tried again.
+        """
+        require_role("role", role)
+        require_text("content", content, allow_empty=True)
+        turn = require_turn("turn", turn, self.last_turn)
+        when = _naive_utc(require_datetime("timestamp", timestamp))
+        # Asking the model how much a message matters keeps "I prefer pytest" and skips a
+        # long "haha, not now", where a length rule would do the opposite. The model sees
+        # the head of a long message: that says what it is about, and costs no more to judge.
+        importance = score_importance(self.llm, content[:IMPORTANCE_CHARS]) if role == "user" else 0.0
+        undo = [(tier, _snapshot(tier)) for tier in (self.window, self.entity)]
+        try:
+            changes = _tier_changes("window", self.window.add(role, content, turn=turn, timestamp=when))
+            changes += _tier_changes("entity", self.entity.add(role, content, turn=turn, timestamp=when))
+            if content.strip() and importance >= self.min_importance:   # an empty message is no memory
+                changes += self._keep(content, importance, when, turn)
+        except Exception:
+            for tier, attributes in undo:
+                vars(tier).update(attributes)
+            raise
+        self.last_turn, self.now = turn, when or self.now
+        return changes
 
+    def add(self, role: str, content: str, *, turn: int | None = None,
+            timestamp: datetime | None = None) -> list[Change]:
+        return self.add_message(role, content, turn, timestamp=timestamp)
+
+    def _keep(self, content: str, importance: float, when: datetime | None, turn: int) -> list[Change]:
+        """Keep a message in the long-term tier."""
+        stored = self.longterm.store(content, "message", importance, when, turn=turn)
+        if isinstance(stored, list):
+            return _tier_changes("longterm", stored)
+        return [Change("ADD", f"longterm:s{stored}", content, reason=f"importance {importance:g}")]
+
+    def erase(self, pattern: re.Pattern) -> list[Change]:
+        """Remove every copy of what ``pattern`` matches from every tier; their Changes, ids prefixed."""
+        return [c for name in TIERS for c in _tier_changes(name, getattr(self, name).erase(pattern))]
+
+    def forget(self, text_or_pattern: str | re.Pattern) -> list[Change]:
+        """Forget a text (any spacing, any case) or a ``re`` pattern in every tier; what was removed.
+
+        For an audit that also cleans a database, see ``teachmem.forget``.
+        Taught in notebooks/09_persistence_and_governance.ipynb.
+        """
+        return self.erase(forget_pattern(text_or_pattern))
+
+    # -- reading: the packing ----------------------------------------------------
     def assemble_prompt(self, user_message: str, system_prompt: str | None = None) -> list[dict]:
         """The messages to send: system (with facts and memories), the window, then ``user_message``."""
         return self.explain_prompt(user_message, system_prompt).messages
@@ -94,40 +225,47 @@ class HybridMemoryManager:
 
     def context(self, query: str | None = None) -> list[dict]:
         """What would be sent now (the latest message is already in the window); ``query`` ranks."""
+        if query is not None:
+            require_text("query", query, allow_empty=True)
         return self._pack(query, self.system_prompt, None).messages if self.last_turn is not None else []
 
     def _room(self, system_prompt: str, user_message: str | None) -> int:
-        """Tokens left for memory: the budget minus the reply's reserve, the system prompt and the question."""
-        return room_for_memory(self.token_budget, self.reserve_tokens, self.count_tokens(system_prompt),
-                               self.count_tokens(user_message or ""))
+        """Tokens left for memory: the budget minus the reply's reserve, the system prompt and the
+        question; a ``ValueError`` naming the sizes when they do not fit at all."""
+        limit, system, user = self.token_budget - self.reserve_tokens, self.count_tokens(system_prompt), \
+            self.count_tokens(user_message or "")
+        if system + user > limit:
+            plus = f" plus the user message ({user} tokens)" if user else ""
+            raise ValueError(f"token_budget {self.token_budget} leaves {limit} tokens for the prompt after "
+                             f"reserving {self.reserve_tokens} for the reply: less than the system prompt "
+                             f"({system} tokens){plus}")
+        return limit - system - user
 
     def _pack(self, query: str | None, system_prompt: str, user_message: str | None) -> PromptTrace:
+        """Facts, then memories, each within its share of the room, then the window in what is left."""
         room = self._room(require_text("system_prompt", system_prompt), user_message)
         trace = PromptTrace(self.token_budget, self.reserve_tokens, self.token_budget - self.reserve_tokens - room,
                             {"fact": int(room * self.fact_share), "memory": int(room * self.memory_share)})
-        system = add_fenced(system_prompt, "Known facts", self._facts(query), trace, "fact", self.count_tokens)
-        system = add_fenced(system, "Relevant memories", self._memories(query), trace, "memory", self.count_tokens)
-        # The window gets the rest, newest first, and stops at the first message that does not
-        # fit: a gap in the middle of a conversation would make the next reply hard to follow.
+        system = self._add_fenced(system_prompt, "Known facts", self._ranked_facts(query), trace, "fact")
+        system = self._add_fenced(system, "Relevant memories", self._ranked_memories(query), trace, "memory")
         left = trace.limit - self.count_tokens(system) - self.count_tokens(user_message or "")
-        kept = add_window(self.window, left, trace, self.count_tokens)
-        trace.messages = ([{"role": "system", "content": system}] + [m.as_dict() for m in kept]
+        kept = self._add_window(left, trace)
+        trace.messages = ([{"role": "system", "content": system}] + kept
                           + ([{"role": "user", "content": user_message}] if user_message is not None else []))
         trace.prompt_tokens = sum(self.count_tokens(m["content"]) for m in trace.messages)
         return trace
 
-    def _facts(self, query: str | None) -> list[tuple]:
+    def _ranked_facts(self, query: str | None) -> list[tuple]:
         """Current facts, those sharing most words with the query first; each says what it replaced."""
-        changes = {(c["entity"], c["attribute"]): c for c in self.entities.get_changelog()}
+        changes = {(c["entity"], c["attribute"]): c for c in self.entity.get_changelog()}
         out = []
-        for f in self.entities.facts():
+        for f in self.entity.facts():
             change = changes.get((f.entity, f.attribute))
-            text = f"{f.entity}.{f.attribute} = {f.value}" + (
-                f" (since turn {change['turn']}, was {change['old']})" if change else "")
+            text = f.line + (f" (since turn {change['turn']}, was {change['old']})" if change else "")
             out.append((f.valid_from, quote(text), {"overlap": shared_words(query, text), "confidence": f.confidence}))
         return sorted(out, key=lambda c: (-c[2]["overlap"], -c[2]["confidence"], c[0]))
 
-    def _memories(self, query: str | None) -> list[tuple]:
+    def _ranked_memories(self, query: str | None) -> list[tuple]:
         """The store's best matches for the query, skipping those the window still holds."""
         if not query or not query.strip() or not len(self.longterm):
             return []
@@ -137,21 +275,63 @@ class HybridMemoryManager:
         return [(turn, quote(h["text"]), {k: round(h[k], 3) for k in ("relevance", "importance", "decay", "score")})
                 for turn, h in hits if turn not in in_window][:self.memory_top_k]
 
-    def forget(self, text_or_pattern, db=None, *, user_id: str | None = None):
-        """Remove a text (or ``re`` pattern) from every tier, and from ``user_id``'s saved copies in ``db``.
+    def _add_fenced(self, system: str, header: str, candidates, trace: PromptTrace, source: str) -> str:
+        """Append a fenced block to ``system``, one candidate line at a time, while the block fits its cap.
 
-        Returns an audit, tier by tier, of the copies still reachable (all 0).
-        Taught in notebooks/09_persistence_and_governance.ipynb.
+        Costs are counted on the whole text, never summed line by line, so a
+        counter that rounds cannot push the total past what was checked.
         """
-        from teachmem.lab.governance import forget   # lab equipment: the same for every strategy
-        return forget(self, text_or_pattern, db, user_id=user_id)
+        def with_block(lines):
+            return f"{system}\n\n{fenced(header, lines)}" if lines else system
 
+        cap, lines = trace.caps[source], list[str]()
+        base = before = self.count_tokens(system)
+        for turn, line, scores in candidates:
+            after = self.count_tokens(with_block(lines + [line]))
+            fits = after - base <= cap
+            reason = "within the cap" if fits else f"would pass the {source} cap of {cap} tokens"
+            trace.candidates.append(Candidate(source, line, turn, after - before, scores, fits, reason))
+            if fits:
+                lines.append(line)
+                before = after
+        return with_block(lines)
+
+    def _add_window(self, left: int, trace: PromptTrace) -> list[dict]:
+        """The window's messages that fit in ``left`` tokens, oldest first. Walks newest first and stops
+        at the first one that does not fit: a gap mid-conversation makes the next reply hard to follow."""
+        window, kept, full = self.window, [], False
+        in_window = set(window.window_indices())
+        for i in reversed(range(len(window.all_messages))):
+            m = window.all_messages[i]
+            cost = self.count_tokens(m.content)
+            full = full or (i in in_window and cost > left)
+            fits = i in in_window and not full
+            reason = ("outside the window: not recent, not important enough" if i not in in_window
+                      else "in the window, fits" if fits else f"in the window, but the budget is full: {left} left")
+            trace.candidates.append(Candidate("message", m.content, m.turn, cost,
+                                              {"importance": window.importance[i]}, fits, reason))
+            if fits:
+                kept.append(m.as_dict())
+                left -= cost
+        return kept[::-1]
+
+    # -- save and load -------------------------------------------------------------
     def to_state(self) -> dict:
-        return hybrid_state(self, SETTINGS)
+        """Settings and the state of each tier, as JSON-ready data."""
+        return {**{name: getattr(self, name) for name in SETTINGS}, "last_turn": self.last_turn,
+                "now": self.now.isoformat() if self.now else None,
+                **{name: getattr(self, name).to_state() for name in TIERS}}
 
     @classmethod
     def from_state(cls, state: dict, *, llm: LLM | None = None, clock=None,
                    token_counter: TokenCounter = estimate_tokens) -> "HybridMemoryManager":
         """Rebuild from ``to_state()``; model and token counter are not state, so pass them again.
         Without a ``clock`` the tiers share one that resumes at the saved time."""
-        return hybrid_from_state(cls, state, SETTINGS, llm=llm, clock=clock, token_counter=token_counter)
+        manager = cls(**{name: state[name] for name in SETTINGS}, llm=llm, clock=clock, token_counter=token_counter)
+        manager.last_turn = state["last_turn"]
+        manager.window = SlidingWindowMemory.from_state(state["window"])
+        manager.longterm = SemanticMemoryStore.from_state(state["longterm"], clock=clock)
+        manager.clock = manager.longterm.clock
+        manager.entity = EntityMemory.from_state(state["entity"], clock=manager.clock)
+        manager.now = datetime.fromisoformat(state["now"]) if state["now"] else None
+        return manager

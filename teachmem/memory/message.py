@@ -1,57 +1,79 @@
-"""The one protocol every memory strategy follows.
+"""The one protocol every memory strategy follows, and the message it stores.
 
 A memory strategy answers two questions:
 
-* ``add(role, content, *, turn=None, timestamp=None)`` — something was said;
+* ``add(role, content, *, turn=None, timestamp=None) -> list[Change]`` —
+  something was said; the Changes say what the memory did about it;
 * ``context(query=None)`` — what would be sent to the model now?
 
 Because every strategy answers the same two questions, one replay loop, one
-widget and one scoreboard can compare them all.
+widget and one scoreboard can compare them all. Every message gets a stable
+id by arrival ("m1", "m2", …), so a Change can name it.
+
+Every strategy can also ``erase(pattern)``: remove or redact every stored
+copy of what the pattern matches (how ``teachmem.forget`` reaches it).
 
 Taught in notebooks/01_conversation_buffer.ipynb.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+import re
+from dataclasses import dataclass, replace
 from datetime import datetime
 from typing import Protocol, runtime_checkable
 
-from teachmem.core.validate import ROLES, require_datetime, require_int_at_least, require_role, require_text, require_turn
+from teachmem.core.change import Change
+from teachmem.core.validate import (ROLES, require_datetime, require_int_at_least, require_role, require_text,
+                                    require_turn)
 
-__all__ = ["ROLES", "Message", "Memory", "next_message"]
+__all__ = ["ROLES", "REDACTED", "Message", "Memory", "next_message", "redact", "erase_messages", "message_records",
+           "position", "restore_messages"]
+
+# What an erased piece of a message becomes.
+REDACTED = "[forgotten]"
 
 
 @dataclass(frozen=True)
 class Message:
-    """One chat message. Frozen: what was said does not change afterwards."""
+    """One chat message. Frozen: what was said does not change afterwards.
+
+    ``id`` is the stable name a memory gives it on arrival ("m1", "m2", …).
+    """
 
     role: str
     content: str
-    turn: int | None = None
+    turn: int
     timestamp: datetime | None = None
+    id: str | None = None
 
     def __post_init__(self):
         require_role("role", self.role)
         # Empty content is allowed: an assistant may reply with nothing.
         require_text("content", self.content, allow_empty=True)
-        if self.turn is not None:
-            require_int_at_least("turn", self.turn, 0)
-        require_datetime("timestamp", self.timestamp)
+        require_int_at_least("turn", self.turn, 0)
+        object.__setattr__(self, "timestamp", require_datetime("timestamp", self.timestamp))
+        if self.id is not None:
+            require_text("id", self.id)
 
     def as_dict(self) -> dict:
         """The shape chat APIs expect: ``{"role": ..., "content": ...}``."""
         return {"role": self.role, "content": self.content}
 
+    @property
+    def text(self) -> str:
+        """How a Change shows the message: ``"user: we use PostgreSQL"``."""
+        return f"{self.role}: {self.content}"
+
     def to_state(self) -> dict:
         """Everything about the message as JSON-ready data (for save/load)."""
         return {"role": self.role, "content": self.content, "turn": self.turn,
-                "timestamp": self.timestamp.isoformat() if self.timestamp else None}
+                "timestamp": self.timestamp.isoformat() if self.timestamp else None, "id": self.id}
 
     @classmethod
     def from_state(cls, state: dict) -> "Message":
         stamp = state.get("timestamp")
-        return cls(state["role"], state["content"], state.get("turn"),
-                   datetime.fromisoformat(stamp) if stamp else None)
+        return cls(state["role"], state["content"], state["turn"],
+                   datetime.fromisoformat(stamp) if stamp else None, state.get("id"))
 
 
 @runtime_checkable
@@ -59,16 +81,63 @@ class Memory(Protocol):
     """What the replay, the widgets and the evaluation need from a strategy."""
 
     def add(self, role: str, content: str, *, turn: int | None = None,
-            timestamp: datetime | None = None) -> None: ...
+            timestamp: datetime | None = None) -> list[Change]: ...
 
     def context(self, query: str | None = None) -> list[dict]: ...
 
 
 def next_message(role: str, content: str, turn: int | None = None,
-                 timestamp: datetime | None = None, *, after: int | None = None) -> Message:
+                 timestamp: datetime | None = None, *, after: int | None = None, number: int = 1) -> Message:
     """Build the message that follows turn ``after``, checking every argument.
 
     A missing ``turn`` becomes ``after + 1`` (or 1 for the first message), so
-    turns count 1, 2, 3, … unless the caller numbers them itself.
+    turns count 1, 2, 3, … unless the caller numbers them itself. ``number``
+    counts arrivals: the message's id is ``f"m{number}"``.
     """
-    return Message(role, content, require_turn("turn", turn, after), timestamp)
+    return Message(role, content, require_turn("turn", turn, after), timestamp, f"m{number}")
+
+
+def redact(pattern: re.Pattern, text: str) -> str:
+    """``text`` with every match of ``pattern`` replaced by ``[forgotten]``
+    (by nothing when the pattern would match the marker itself)."""
+    return pattern.sub("" if pattern.search(REDACTED) else REDACTED, text)
+
+
+def erase_messages(messages: list[Message], pattern: re.Pattern) -> tuple[list[Message], list[Change]]:
+    """``messages`` with ``pattern`` redacted: each message keeps its place and id, the match goes.
+
+    Returns the new list and one UPDATE per message changed.
+    """
+    if not isinstance(pattern, re.Pattern):
+        raise TypeError(f"pattern must be a compiled re.Pattern (teachmem.core.text.forget_pattern builds one), "
+                        f"got {type(pattern).__name__}")
+    kept, changes = [], []
+    for m in messages:
+        if pattern.search(m.content):
+            new = replace(m, content=redact(pattern, m.content))
+            changes.append(Change("UPDATE", str(m.id), new.text, previous=m.text,
+                                  reason="forgotten: the match is redacted, the message stays"))
+            m = new
+        kept.append(m)
+    return kept, changes
+
+
+def message_records(messages: list[Message], memory_type: str = "message") -> list[dict]:
+    """What governance's ``provenance`` reads from a list of messages: one dict each."""
+    return [{"id": m.id, "memory_type": memory_type, "text": m.content, "turn": m.turn,
+             "timestamp": m.timestamp, "confidence": 1.0} for m in messages]
+
+
+def position(messages: list[Message], id: str) -> int:
+    """Where the message ``id`` is in ``messages``; an unknown id is a clear KeyError."""
+    require_text("id", id)
+    for i, m in enumerate(messages):
+        if m.id == id:
+            return i
+    raise KeyError(f"id {id!r} names no stored message")
+
+
+def restore_messages(states: list[dict]) -> list[Message]:
+    """Messages from ``to_state`` data; one saved before messages had ids gets ``m1``, ``m2``, … by place."""
+    messages = [Message.from_state(s) for s in states]
+    return [m if m.id else replace(m, id=f"m{i}") for i, m in enumerate(messages, 1)]

@@ -17,18 +17,30 @@ Two settings cover the two shapes found in practice:
 * ``keep_recent=summarize_every // 2`` folds only the oldest half, so the
   latest exchange always stays word for word.
 
+A model that answers a fold with nothing (an empty or blank reply) has not
+summarised anything: the fold is skipped (a NOOP Change says so), the
+waiting messages and the previous summary are kept, and the next message
+tries again. A failed model call raises instead, and also loses nothing.
+
 Taught in notebooks/03_summary_memory.ipynb.
 """
 from __future__ import annotations
 
 import json
 import os
+import re
 from datetime import datetime
 from pathlib import Path
 
-from teachmem.llm import LLM, OfflineLLM, summarize
-from teachmem.memory.message import Message, next_message
+from teachmem.core.change import Change
+from teachmem.core.text import fenced, quote
 from teachmem.core.validate import require_int_at_least, require_positive_int, require_text
+from teachmem.llm import LLM, OfflineLLM, summarize
+from teachmem.memory.message import (Message, erase_messages, message_records, next_message, position, redact,
+                                     restore_messages)
+
+# The one place a summary lives: its id in every Change.
+SUMMARY_ID = "summary"
 
 
 def _transcript(messages: list[Message]) -> str:
@@ -44,6 +56,8 @@ class SummaryMemory:
     Taught in notebooks/03_summary_memory.ipynb.
     """
 
+    kind = "summary"
+
     def __init__(self, summarize_every: int = 6, *, keep_recent: int = 0,
                  max_words: int = 120, llm: LLM | None = None):
         self.summarize_every = require_positive_int("summarize_every", summarize_every)
@@ -53,39 +67,72 @@ class SummaryMemory:
             raise ValueError(f"keep_recent must be smaller than summarize_every ({summarize_every}), "
                              f"got {keep_recent}")
         self.max_words = require_positive_int("max_words", max_words)
+        if llm is not None and not callable(getattr(llm, "complete", None)):
+            raise TypeError(f"llm must be a model with complete(messages), got {type(llm).__name__}")
         self.llm = OfflineLLM() if llm is None else llm
         self.buffer: list[Message] = []   # messages not yet summarised
         self.summary = ""                 # the running summary document
         self.pinned: list[str] = []       # facts kept verbatim, never summarised
+        self.pin_ids: list[str] = []      # their ids, "p1", "p2", …
         self.last_turn: int | None = None
+        self.arrived = 0                  # messages ever added: the next id is m{arrived + 1}
+        self.pins_made = 0                # facts ever pinned: the next id is p{pins_made + 1}
 
     def add(self, role: str, content: str, *, turn: int | None = None,
-            timestamp: datetime | None = None) -> None:
-        """Remember a message; summarise once ``summarize_every`` are waiting."""
-        message = next_message(role, content, turn, timestamp, after=self.last_turn)
+            timestamp: datetime | None = None) -> list[Change]:
+        """Remember a message; summarise once ``summarize_every`` are waiting.
+
+        Returns the message's ADD and, after a fold, the summary's rewrite
+        (an UPDATE, or the ADD of the first summary) and a DELETE for every
+        message folded into it. If the fold's model call fails, the message
+        stays stored and the error is raised; if the model answers with
+        nothing, a NOOP says the fold was skipped. Either way the next
+        ``add`` tries the fold again.
+        """
+        message = next_message(role, content, turn, timestamp, after=self.last_turn, number=self.arrived + 1)
         self.buffer.append(message)
         self.last_turn = message.turn
+        self.arrived += 1
+        changes = [Change("ADD", str(message.id), message.text, reason="new message")]
         if len(self.buffer) >= self.summarize_every:
-            self._summarize()
+            changes += self._summarize()
+        return changes
 
-    def pin(self, fact: str) -> None:
-        """Keep ``fact`` word for word in every context, whatever the summary loses."""
+    def pin(self, fact: str) -> list[Change]:
+        """Keep ``fact`` word for word in every context, whatever the summary loses.
+
+        Returns an ADD under a new id ("p1", …), or a NOOP if it is already pinned.
+        """
         require_text("fact", fact)
-        if fact not in self.pinned:
-            self.pinned.append(fact)
+        if fact in self.pinned:
+            return [Change("NOOP", self.pin_ids[self.pinned.index(fact)], fact, reason="already pinned")]
+        self.pins_made += 1
+        self.pinned.append(fact)
+        self.pin_ids.append(f"p{self.pins_made}")
+        return [Change("ADD", self.pin_ids[-1], fact, reason="pinned: kept word for word")]
 
-    def _summarize(self) -> None:
+    def _summarize(self) -> list[Change]:
         cut = len(self.buffer) - self.keep_recent
         oldest, recent = self.buffer[:cut], self.buffer[cut:]
         # Ask first, change after: if the model call fails, nothing is lost.
-        new_summary = summarize(self.llm, _transcript(oldest),
-                                previous_summary=self.summary, max_words=self.max_words)
+        new_summary = summarize(self.llm, _transcript(oldest), previous_summary=self.summary,
+                                max_words=self.max_words)
+        # Blank is a fair summary only of nothing: no earlier summary, no word in the messages.
+        if not new_summary.strip() and re.search(r"\w", self.summary + "".join(m.content for m in oldest)):
+            return [Change("NOOP", SUMMARY_ID, self.summary, reason=(
+                f"the model returned an empty summary: the {len(self.buffer)} waiting messages and the "
+                "previous summary are kept, and the next message tries again"))]
+        event = "UPDATE" if self.summary else "ADD"
+        changes = [Change(event, SUMMARY_ID, new_summary, previous=self.summary or None,
+                          reason=f"{len(oldest)} messages folded into the summary")]
+        changes += [Change("DELETE", str(m.id), m.text, reason="folded into the summary") for m in oldest]
         self.summary, self.buffer = new_summary, recent
+        return changes
 
     def _memory_parts(self) -> list[str]:
         parts = []
         if self.pinned:
-            parts.append("PINNED FACTS:\n" + "\n".join(f"- {fact}" for fact in self.pinned))
+            parts.append(fenced("PINNED FACTS", [quote(fact) for fact in self.pinned]))
         if self.summary:
             parts.append(f"CONVERSATION SUMMARY:\n{self.summary}")
         return parts
@@ -106,10 +153,57 @@ class SummaryMemory:
         head = [{"role": "system", "content": "\n\n".join(parts)}] if parts else []
         return head + [m.as_dict() for m in self.buffer]
 
+    def erase(self, pattern: re.Pattern) -> list[Change]:
+        """Remove what ``pattern`` matches: redacted in the waiting messages, pinned facts
+        that mention it unpinned, a summary that mentions it rewritten from its other
+        sentences (one model call). ``teachmem.forget`` calls this.
+        """
+        self.buffer, changes = erase_messages(self.buffer, pattern)
+        for fact_id in [i for i, f in zip(self.pin_ids, self.pinned, strict=True) if pattern.search(f)]:
+            changes += self.delete(fact_id, reason="forgotten: the pinned fact mentioned it")
+        if pattern.search(self.summary):
+            # Summarised afresh from the sentences that do not mention it: a redacted
+            # sentence would still say *that* something was there, and read badly.
+            kept = " ".join(s for s in re.split(r"(?<=[.!?])\s+", self.summary) if not pattern.search(s))
+            new = summarize(self.llm, kept, max_words=self.max_words).strip() or kept
+            changes.append(Change("UPDATE", SUMMARY_ID, redact(pattern, new), previous=self.summary,
+                                  reason="forgotten: the summary is rewritten without it"))
+            self.summary = changes[-1].text
+        return changes
+
+    def delete(self, id: str, *, reason: str = "deleted") -> list[Change]:
+        """Remove one item: the summary ("summary"), a pinned fact ("p1", …) or a waiting message ("m7", …).
+
+        Retention calls this; an unknown id is a clear KeyError.
+        """
+        require_text("id", id)
+        if id == SUMMARY_ID:
+            change, self.summary = Change("DELETE", id, self.summary, reason=reason), ""
+        elif id in self.pin_ids:
+            i = self.pin_ids.index(id)
+            change = Change("DELETE", id, self.pinned[i], reason=reason)
+            del self.pinned[i], self.pin_ids[i]
+        else:
+            change = Change("DELETE", id, self.buffer.pop(position(self.buffer, id)).text, reason=reason)
+        return [change]
+
+    def provenance(self) -> list[dict]:
+        """Every stored item with where it came from (read by ``teachmem.lab.governance``).
+
+        A pinned fact and the summary record no turn or time: nobody said them in one message.
+        """
+        pins = [{"id": i, "memory_type": "pinned", "text": f, "turn": None, "timestamp": None, "confidence": 1.0}
+                for i, f in zip(self.pin_ids, self.pinned, strict=True)]
+        summary = [{"id": SUMMARY_ID, "memory_type": "summary", "text": self.summary, "turn": None,
+                    "timestamp": None, "confidence": None}] if self.summary else []
+        return pins + summary + message_records(self.buffer)
+
     def to_state(self) -> dict:
         return {"summarize_every": self.summarize_every, "keep_recent": self.keep_recent,
                 "max_words": self.max_words, "summary": self.summary, "pinned": list(self.pinned),
-                "buffer": [m.to_state() for m in self.buffer], "last_turn": self.last_turn}
+                "pin_ids": list(self.pin_ids), "pins_made": self.pins_made,
+                "buffer": [m.to_state() for m in self.buffer], "last_turn": self.last_turn,
+                "arrived": self.arrived}
 
     @classmethod
     def from_state(cls, state: dict, *, llm: LLM | None = None) -> "SummaryMemory":
@@ -118,20 +212,33 @@ class SummaryMemory:
                      max_words=state["max_words"], llm=llm)
         memory.summary = require_text("summary", state["summary"], allow_empty=True)
         memory.pinned = [require_text("pinned fact", f) for f in state["pinned"]]
-        memory.buffer = [Message.from_state(m) for m in state["buffer"]]
+        memory.pin_ids = list(state.get("pin_ids", [f"p{i}" for i in range(1, len(memory.pinned) + 1)]))
+        memory.pins_made = state.get("pins_made", len(memory.pinned))
+        memory.buffer = restore_messages(state["buffer"])
         memory.last_turn = state["last_turn"]
+        memory.arrived = state.get("arrived", len(memory.buffer))
         return memory
 
     def save(self, path: str | Path) -> None:
         """Write the memory to a JSON file, all or nothing.
 
-        Written to a temporary file first and then renamed over the target,
-        so a crash mid-write never leaves half a memory on disk.
+        Written to a temporary file first, flushed to disk and then renamed
+        over the target, so a crash mid-write never leaves half a memory on
+        disk, and a failed write leaves no temporary file behind.
         """
         path = Path(path)
+        # Encoded before any file is opened: text that cannot be written (a lone
+        # surrogate) fails here and leaves the disk untouched.
+        data = json.dumps(self.to_state(), indent=2, ensure_ascii=False).encode("utf-8")
         tmp = path.with_name(path.name + ".tmp")
-        tmp.write_text(json.dumps(self.to_state(), indent=2, ensure_ascii=False), encoding="utf-8")
-        os.replace(tmp, path)
+        try:
+            with open(tmp, "wb") as f:
+                f.write(data)
+                f.flush()
+                os.fsync(f.fileno())
+            os.replace(tmp, path)
+        finally:
+            tmp.unlink(missing_ok=True)    # gone after a replace; removed after any failure
 
     @classmethod
     def load(cls, path: str | Path, *, llm: LLM | None = None) -> "SummaryMemory":

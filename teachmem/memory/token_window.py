@@ -11,12 +11,14 @@ Taught in notebooks/02_sliding_window.ipynb.
 """
 from __future__ import annotations
 
+import re
 from dataclasses import replace
 from datetime import datetime
 
-from teachmem.memory.message import Message, next_message
+from teachmem.core.change import Change
 from teachmem.core.tokens import TokenCounter, estimate_tokens, truncate_to_tokens
 from teachmem.core.validate import require_int_at_least, require_positive_int
+from teachmem.memory.message import Message, erase_messages, message_records, next_message, position, restore_messages
 
 # A truncated message keeps at least a few words and its marker.
 MIN_ROOM = 16
@@ -28,9 +30,13 @@ class TokenBudgetWindow:
     Taught in notebooks/02_sliding_window.ipynb.
     """
 
+    kind = "token_window"
+
     def __init__(self, max_tokens: int = 4096, reserve_tokens: int = 512,
                  *, token_counter: TokenCounter = estimate_tokens):
         require_positive_int("max_tokens", max_tokens)
+        if not callable(token_counter):
+            raise TypeError(f"token_counter must be a function str -> int, got {type(token_counter).__name__}")
         require_int_at_least("reserve_tokens", reserve_tokens, 0)
         if max_tokens - reserve_tokens < MIN_ROOM:
             raise ValueError(f"max_tokens - reserve_tokens must leave at least {MIN_ROOM} tokens "
@@ -42,6 +48,7 @@ class TokenBudgetWindow:
         self.tokens: list[int] = []
         self.last_turn: int | None = None   # turns keep counting after messages drop out
         self.dropped_turns: list[int] = []  # oldest first: what fell out, for teaching
+        self.arrived = 0                    # messages ever added: the next id is m{arrived + 1}
 
     @property
     def capacity(self) -> int:
@@ -55,9 +62,11 @@ class TokenBudgetWindow:
         return self.capacity - self.estimated_tokens()
 
     def add(self, role: str, content: str, *, turn: int | None = None,
-            timestamp: datetime | None = None) -> None:
-        message = next_message(role, content, turn, timestamp, after=self.last_turn)
-        pinned = sum(t for m, t in zip(self.messages, self.tokens) if m.role == "system")
+            timestamp: datetime | None = None) -> list[Change]:
+        """Add a message; returns its ADD, an UPDATE if it had to be cut to fit,
+        and a DELETE for each older message pushed over the token budget."""
+        message = next_message(role, content, turn, timestamp, after=self.last_turn, number=self.arrived + 1)
+        pinned = sum(t for m, t in zip(self.messages, self.tokens, strict=True) if m.role == "system")
         room = self.capacity - pinned   # the most any one new message may use
         needed = self.count_tokens(content)
         if role == "system" and needed > room:
@@ -65,19 +74,27 @@ class TokenBudgetWindow:
                              f"but the window holds {self.capacity}")
         if role != "system" and room < MIN_ROOM:
             raise ValueError(f"system messages leave only {room} tokens for the conversation")
+        changes = [Change("ADD", str(message.id), message.text, reason="new message")]
         if needed > room:
-            message = replace(message, content=truncate_to_tokens(content, room, self.count_tokens))
+            whole, message = message, replace(message, content=truncate_to_tokens(content, room, self.count_tokens))
+            changes.append(Change("UPDATE", str(message.id), message.text, previous=whole.text,
+                                  reason=f"cut to fit the token budget ({room} tokens)"))
         self.messages.append(message)
         self.tokens.append(self.count_tokens(message.content))
         self.last_turn = message.turn
-        self._trim()
+        self.arrived += 1
+        return changes + self._trim()
 
-    def _trim(self) -> None:
+    def _trim(self) -> list[Change]:
         """Drop the oldest non-system messages until the window fits."""
+        changes = []
         while self.estimated_tokens() > self.capacity:
             oldest = next(i for i, m in enumerate(self.messages) if m.role != "system")
-            self.dropped_turns.append(self.messages.pop(oldest).turn)
+            gone = self.messages.pop(oldest)
+            self.dropped_turns.append(gone.turn)
             self.tokens.pop(oldest)
+            changes.append(Change("DELETE", str(gone.id), gone.text, reason="over the token budget"))
+        return changes
 
     def window_turns(self) -> list[int]:
         return [m.turn for m in self.messages]
@@ -85,16 +102,34 @@ class TokenBudgetWindow:
     def context(self, query: str | None = None) -> list[dict]:
         return [m.as_dict() for m in self.messages]
 
+    def erase(self, pattern: re.Pattern) -> list[Change]:
+        """Redact what ``pattern`` matches in every message (``teachmem.forget`` calls this)."""
+        self.messages, changes = erase_messages(self.messages, pattern)
+        self.tokens = [self.count_tokens(m.content) for m in self.messages]
+        return changes
+
+    def delete(self, id: str) -> list[Change]:
+        """Remove the message ``id`` (retention calls this)."""
+        i = position(self.messages, id)
+        gone = self.messages.pop(i)
+        self.tokens.pop(i)
+        return [Change("DELETE", id, gone.text, reason="deleted")]
+
+    def provenance(self) -> list[dict]:
+        """Every stored item with where it came from (read by ``teachmem.lab.governance``)."""
+        return message_records(self.messages)
+
     def to_state(self) -> dict:
         return {"max_tokens": self.max_tokens, "reserve_tokens": self.reserve_tokens,
                 "messages": [m.to_state() for m in self.messages], "tokens": list(self.tokens),
-                "last_turn": self.last_turn, "dropped_turns": list(self.dropped_turns)}
+                "last_turn": self.last_turn, "dropped_turns": list(self.dropped_turns), "arrived": self.arrived}
 
     @classmethod
     def from_state(cls, state: dict, *, token_counter: TokenCounter = estimate_tokens) -> "TokenBudgetWindow":
         window = cls(state["max_tokens"], state["reserve_tokens"], token_counter=token_counter)
-        window.messages = [Message.from_state(m) for m in state["messages"]]
+        window.messages = restore_messages(state["messages"])
         window.tokens = list(state["tokens"])
         window.last_turn = state["last_turn"]
         window.dropped_turns = list(state["dropped_turns"])
+        window.arrived = state.get("arrived", len(window.messages))
         return window

@@ -13,11 +13,12 @@ import re
 from datetime import datetime
 from typing import Callable
 
-from teachmem.memory.message import Message, next_message
+from teachmem.core.change import Change
 from teachmem.core.validate import require_int_at_least, require_positive_int
+from teachmem.memory.message import Message, erase_messages, message_records, next_message, position, restore_messages
 
-# Whole words only: seed 000 matched substrings, so "use" fired on "because"
-# and "user", and every message mentioning a user looked like a decision.
+# Whole words only: matching substrings would fire "use" on "because" and
+# "user", and every message mentioning a user would look like a decision.
 _DECISION = re.compile(r"\b(decid\w*|decision|use|using|prefer\w*|choos\w*|chose|switch\w*|pick\w*|"
                        r"go(ing)? with|let's|want|will be|plan\w*)\b", re.IGNORECASE)
 _CODE = re.compile(r"`|\bdef \w+\(|\bclass \w+\s*[:(]|^\s*(import|from) \w+|"
@@ -48,20 +49,37 @@ class SlidingWindowMemory:
     Taught in notebooks/02_sliding_window.ipynb.
     """
 
+    kind = "window"
+
     def __init__(self, recent_k: int = 10, important_k: int = 5,
                  *, scorer: Callable[[str], float] = importance):
         self.recent_k = require_positive_int("recent_k", recent_k)
         self.important_k = require_int_at_least("important_k", important_k, 0)
+        if not callable(scorer):
+            raise TypeError(f"scorer must be a function str -> float, got {type(scorer).__name__}")
         self.scorer = scorer
         self.all_messages: list[Message] = []
         self.importance: list[float] = []   # scored once, when the message arrives
+        self.arrived = 0                    # messages ever added: the next id is m{arrived + 1}
 
     def add(self, role: str, content: str, *, turn: int | None = None,
-            timestamp: datetime | None = None) -> None:
+            timestamp: datetime | None = None) -> list[Change]:
+        """Add a message; returns its ADD and a DELETE for any message that fell out of the window.
+
+        A message that leaves the window stays in ``all_messages`` (for the
+        timeline), but it is no longer sent: for the model it is gone.
+        """
         after = self.all_messages[-1].turn if self.all_messages else None
-        message = next_message(role, content, turn, timestamp, after=after)
-        self.importance.append(self.scorer(content))
+        message = next_message(role, content, turn, timestamp, after=after, number=self.arrived + 1)
+        score = self.scorer(content)
+        before = self.window_indices()
+        self.importance.append(score)
         self.all_messages.append(message)
+        self.arrived += 1
+        left = sorted(set(before) - set(self.window_indices()))
+        return [Change("ADD", str(message.id), message.text, reason="new message")] + [
+            Change("DELETE", str(self.all_messages[i].id), self.all_messages[i].text, reason="fell out of the window")
+            for i in left]
 
     def window_indices(self) -> list[int]:
         """Positions (in ``all_messages``) of the messages in the window, oldest first."""
@@ -85,15 +103,32 @@ class SlidingWindowMemory:
         """The window ignores the query: recency and importance decide."""
         return self.get_window()
 
+    def erase(self, pattern: re.Pattern) -> list[Change]:
+        """Redact what ``pattern`` matches in every message (``teachmem.forget`` calls this)."""
+        self.all_messages, changes = erase_messages(self.all_messages, pattern)
+        return changes
+
+    def delete(self, id: str) -> list[Change]:
+        """Remove the message ``id`` (retention calls this)."""
+        i = position(self.all_messages, id)
+        gone = self.all_messages.pop(i)
+        self.importance.pop(i)
+        return [Change("DELETE", id, gone.text, reason="deleted")]
+
+    def provenance(self) -> list[dict]:
+        """Every stored item with where it came from (read by ``teachmem.lab.governance``)."""
+        return message_records(self.all_messages)
+
     def to_state(self) -> dict:
         # Scores are stored, not recomputed: a custom scorer may not be at hand on load.
         return {"recent_k": self.recent_k, "important_k": self.important_k,
                 "messages": [m.to_state() for m in self.all_messages],
-                "importance": list(self.importance)}
+                "importance": list(self.importance), "arrived": self.arrived}
 
     @classmethod
-    def from_state(cls, state: dict) -> "SlidingWindowMemory":
-        window = cls(state["recent_k"], state["important_k"])
-        window.all_messages = [Message.from_state(m) for m in state["messages"]]
+    def from_state(cls, state: dict, *, scorer: Callable[[str], float] = importance) -> "SlidingWindowMemory":
+        window = cls(state["recent_k"], state["important_k"], scorer=scorer)
+        window.all_messages = restore_messages(state["messages"])
         window.importance = list(state["importance"])
+        window.arrived = state.get("arrived", len(window.all_messages))
         return window

@@ -1,0 +1,102 @@
+"""Notebook 01's checkers, cost view and plots: what a buffer that resends everything costs.
+
+Taught in notebooks/01_conversation_buffer.ipynb.
+"""
+from __future__ import annotations
+
+import random
+from collections.abc import Callable
+
+import matplotlib.pyplot as plt
+import numpy as np
+from matplotlib.figure import Figure
+
+from teachmem.lessons.common import checker, differs, explore as explore, figure, first_problem
+
+# turn_tokens -> the tokens of each request, worked out by hand: request i resends turns 1..i.
+REQUEST_TOKENS = [([], []), ([50], [50]), ([50, 150], [50, 200]), ([10, 0, 7], [10, 10, 17]),
+                  ([50, 250, 250, 250], [50, 300, 550, 800]), ([3, 1, 4, 1, 5, 9], [3, 4, 8, 9, 14, 23])]
+
+# (tokens_per_exchange, max_tokens, system_tokens) -> whole exchanges that fit beside the system prompt.
+EXCHANGES_THAT_FIT = [((200, 4096, 0), 20), ((200, 4096, 500), 17), ((200, 128_000, 500), 637),
+                      ((300, 1000, 1200), 0), ((64, 64, 0), 1), ((65, 64, 0), 0), ((100, 1000, 1000), 0),
+                      ((250, 8192, 192), 32)]
+
+
+def _running_total_problem(turn_tokens: list[int], got: list) -> str | None:
+    """Request 1 sends turn 1; each later request sends one turn more than the one before."""
+    case = f"turn_tokens={turn_tokens}"
+    if len(got) != len(turn_tokens):
+        return f"for {case} expected one number per turn ({len(turn_tokens)}), got {len(got)}: {got}"
+    for i, tokens in enumerate(turn_tokens):
+        before = got[i - 1] if i else 0
+        if got[i] != before + tokens:
+            return (f"for {case} request {i + 1} should send request {i}'s {before} tokens plus turn {i + 1}'s "
+                    f"{tokens}, got {got[i]}")
+    return None
+
+
+@checker("request_tokens")
+def check_request_tokens(fn: Callable) -> str | None:
+    """Exercise 01.1: the tokens each request sends when the buffer resends everything."""
+    problem = first_problem(differs(f"turn_tokens={c}", list(fn(list(c))), want) for c, want in REQUEST_TOKENS)
+    rng = random.Random(1)
+    longer = [[rng.randint(1, 300) for _ in range(rng.randint(2, 40))] for _ in range(5)]
+    return problem or first_problem(_running_total_problem(c, list(fn(list(c)))) for c in longer)
+
+
+@checker("exchanges_that_fit")
+def check_exchanges_that_fit(fn: Callable) -> str | None:
+    """Exercise 01.2: how many whole exchanges fit beside the system prompt."""
+    return first_problem(differs(f"{c}", fn(*c), want) for c, want in EXCHANGES_THAT_FIT)
+
+
+def buffer_cost_view(turn: int, request_tokens: list[int], price_per_million: float = 3.0) -> str:
+    """What request number ``turn`` costs when the buffer resends everything.
+
+    Taught in notebooks/01_conversation_buffer.ipynb.
+    """
+    if not 1 <= turn <= len(request_tokens):
+        raise ValueError(f"turn must be between 1 and {len(request_tokens)}, got {turn}")
+    sent = request_tokens[turn - 1]
+    so_far = sum(request_tokens[:turn])
+    first = request_tokens[0]
+    return (f"request {turn:>3}: sends {sent:>6,} tokens (${sent * price_per_million / 1e6:.4f}), "
+            f"{sent / first:5.1f}× the first request\n"
+            f"requests 1–{turn}: {so_far:>8,} tokens in all (${so_far * price_per_million / 1e6:.4f})")
+
+
+def plot_buffer_cost(request_tokens: list[int], price_per_million: float = 3.0) -> Figure:
+    """Tokens per request (linear) and cumulative tokens and dollars (quadratic).
+
+    Taught in notebooks/01_conversation_buffer.ipynb.
+    """
+    turns = np.arange(1, len(request_tokens) + 1)
+    cumulative = np.cumsum(request_tokens)
+    fig, (left, right) = plt.subplots(1, 2, figsize=(10, 3.6), layout="constrained")
+    plt.close(fig)
+    left.plot(turns, request_tokens, color="tab:blue")
+    left.set(title="Tokens sent with each request", xlabel="turn", ylabel="tokens")
+    right.plot(turns, cumulative, color="tab:red")
+    right.set(title="Tokens paid so far", xlabel="turn", ylabel="cumulative tokens")
+    dollars = right.secondary_yaxis("right", functions=(lambda t: t * price_per_million / 1e6,
+                                                         lambda d: d * 1e6 / price_per_million))
+    dollars.set_ylabel(f"dollars at ${price_per_million:g}/M")
+    return fig
+
+
+def plot_estimators(texts: list[str], counters: dict, labels: list[str] | None = None) -> Figure:
+    """Bar chart: each estimator's token count for each text (``labels`` name the texts).
+
+    Taught in notebooks/01_conversation_buffer.ipynb.
+    """
+    fig, ax = figure(8, 3.4)
+    width = 0.8 / len(counters)
+    x = np.arange(len(texts))
+    for i, (name, count) in enumerate(counters.items()):
+        ax.bar(x + i * width, [count(t) for t in texts], width, label=name)
+    labels = labels or [t if len(t) < 18 else t[:15] + "…" for t in texts]
+    ax.set_xticks(x + width * (len(counters) - 1) / 2, labels)
+    ax.set(ylabel="estimated tokens", title="Same text, different estimates")
+    ax.legend()
+    return fig

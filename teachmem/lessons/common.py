@@ -1,0 +1,158 @@
+"""What every lesson module shares: the checker machinery, the ``explore`` widget, the figure helper.
+
+A *checker* takes the learner's function, runs it on cases whose answers are
+known (stated in the checker, or given by the library's own implementation),
+and prints one clear line: ✅ passed, ❌ what differs for which input, or ⏳
+not implemented yet for an untouched stub (a stub raises
+``NotImplementedError``; the checker catches it, so the notebook still runs
+top to bottom). It also returns a ``CheckResult`` that is truthy only on a
+pass, so tests can prove it passes a right answer and fails a wrong one.
+
+A *view* is a plain function that returns text; ``explore`` puts controls above
+it and re-renders on every change. Tests call the view for every slider
+position; notebooks call it once more without a widget so the page reads on
+GitHub.
+"""
+from __future__ import annotations
+
+import functools
+import math
+from collections.abc import Callable, Iterable
+from typing import Any
+
+import ipywidgets
+import matplotlib.pyplot as plt
+from matplotlib.axes import Axes
+from matplotlib.figure import Figure
+
+from teachmem.lab.scenarios import Fact
+
+
+class CheckResult:
+    """True when the check passed. Shows nothing in a notebook: the line is already printed."""
+
+    def __init__(self, passed: bool, message: str):
+        self.passed, self.message = passed, message
+
+    def __bool__(self) -> bool:
+        return self.passed
+
+    def __repr__(self) -> str:
+        return f"CheckResult(passed={self.passed}, message={self.message!r})"
+
+    def _ipython_display_(self) -> None:
+        pass
+
+
+def report(passed: bool, message: str) -> CheckResult:
+    """Print ``message`` and return it as a ``CheckResult``."""
+    print(message)
+    return CheckResult(passed, message)
+
+
+def run_check(title: str, body: Callable[[Callable], str | None], candidate: Any) -> CheckResult:
+    """Run ``body(candidate)`` and report: ✅ when it returns None, ❌ with its sentence, ⏳ for a stub."""
+    if not callable(candidate):
+        return report(False, f"❌ {title}: expected a function, got {type(candidate).__name__}")
+    try:
+        problem = body(candidate)
+    except NotImplementedError:
+        return report(False, f"⏳ {title}: not implemented yet (replace `raise NotImplementedError` with your code)")
+    except Exception as err:  # a learner's bug: report it, do not crash the notebook
+        return report(False, f"❌ {title}: your function raised {type(err).__name__}: {err}")
+    if problem:
+        return report(False, f"❌ {title}: {problem}")
+    return report(True, f"✅ {title}: passed")
+
+
+def checker(title: str) -> Callable[[Callable[[Callable], str | None]], Callable[[Any], CheckResult]]:
+    """Turn ``body(candidate) -> None | str`` into a printing checker.
+
+    The body returns None when every case agrees, else a sentence saying what
+    differs for which input.
+    """
+    def wrap(body: Callable[[Callable], str | None]) -> Callable[[Any], CheckResult]:
+        @functools.wraps(body)
+        def run(candidate: Any) -> CheckResult:
+            return run_check(title, body, candidate)
+        return run
+    return wrap
+
+
+def differs(case: str, got: Any, want: Any) -> str | None:
+    """None if ``got == want``, else a sentence showing both."""
+    return None if got == want else f"for {case} expected {want!r}, got {got!r}"
+
+
+def first_problem(checks: Iterable[str | None]) -> str | None:
+    """The first non-None message among ``checks`` (an iterable), or None."""
+    return next((p for p in checks if p), None)
+
+
+def _rounded(value: Any) -> Any:
+    if isinstance(value, (list, tuple)):
+        return [round(x, 4) if isinstance(x, float) else x for x in value]
+    return round(value, 4) if isinstance(value, float) else value
+
+
+def close(case: str, got: Any, want: Any, tol: float = 1e-9) -> str | None:
+    """None if the numbers (or lists of numbers) agree to ``tol``, else a sentence showing both."""
+    got_list = list(got) if isinstance(got, (list, tuple)) else [got]
+    want_list = list(want) if isinstance(want, (list, tuple)) else [want]
+    if len(got_list) == len(want_list) and all(
+            isinstance(g, (int, float)) and math.isclose(g, w, rel_tol=tol, abs_tol=tol)
+            for g, w in zip(got_list, want_list, strict=True)):
+        return None
+    return f"for {case} expected {_rounded(want)!r}, got {_rounded(got)!r}"
+
+
+# ---------------------------------------------------------------- views and widgets
+def explore(view: Callable[..., str], **controls: Any) -> ipywidgets.VBox:
+    """Controls above, ``view(**values)`` printed below, re-rendered on every change.
+
+    ``controls`` maps each argument of ``view`` to a widget (a slider, a text
+    box) or to a fixed value (plain, or wrapped in ``ipywidgets.fixed``).
+    The text goes straight into the Output widget's state rather than through
+    ``print``, so the notebook's stored output is the same whether it was run
+    in JupyterLab, by nbclient or under nbval.
+    """
+    live = {name: c for name, c in controls.items() if isinstance(c, ipywidgets.ValueWidget)}
+    out = ipywidgets.Output()
+
+    def render(_change: Any = None) -> None:
+        values = {name: getattr(c, "value", c) for name, c in controls.items()}
+        out.outputs = ({"output_type": "stream", "name": "stdout", "text": view(**values) + "\n"},)
+
+    for control in live.values():
+        control.observe(render, names="value")
+    render()
+    return ipywidgets.VBox([*live.values(), out])
+
+
+def shown_text(box: ipywidgets.VBox) -> str:
+    """The text an ``explore`` box currently shows (for tests)."""
+    return "".join(o["text"] for o in box.children[-1].outputs)
+
+
+def mark(flag: bool) -> str:
+    """✓ or ✗."""
+    return "✓" if flag else "✗"
+
+
+def short(text: str, width: int = 60) -> str:
+    """``text`` on one line, cut to ``width`` characters with an ellipsis."""
+    text = " ".join(text.split())
+    return text if len(text) <= width else text[:width - 1] + "…"
+
+
+def fact_label(fact: Fact) -> str:
+    """A scenario fact as ``entity.attribute: value``."""
+    return f"{fact.entity}.{fact.attribute}: {fact.value}"
+
+
+# ---------------------------------------------------------------- figures
+def figure(width: float = 7, height: float = 3.6) -> tuple[Figure, Axes]:
+    """A new figure and its axes, already closed: the notebook displays the returned figure itself."""
+    fig, ax = plt.subplots(figsize=(width, height), layout="constrained")
+    plt.close(fig)
+    return fig, ax

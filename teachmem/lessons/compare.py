@@ -1,0 +1,245 @@
+"""Notebook 07's checkers, comparison and extraction views, and plots: every strategy side by side.
+
+Taught in notebooks/07_compare_strategies.ipynb.
+"""
+from __future__ import annotations
+
+import functools
+import textwrap
+from collections.abc import Callable, Iterator, Mapping, Sequence
+
+import numpy as np
+from matplotlib.figure import Figure
+
+from teachmem.core.change import Change
+from teachmem.lab.replay import Replay, comparison_strategies, leaked_facts, replacements
+from teachmem.lab.replay import replay as replay_scenario
+from teachmem.lab.scenarios import Scenario, list_scenarios, load_scenario
+from teachmem.lessons.common import checker, differs, explore as explore, figure, first_problem, mark, short
+
+
+# ---------------------------------------------------------------- checkers
+def _stale_cases() -> Iterator[tuple[Scenario, str, str, int]]:
+    """(scenario, fact id, text, turn) around every superseded fact of every built-in scenario."""
+    for name in list_scenarios():
+        scenario = load_scenario(name)
+        for fact in scenario.facts:
+            new = " and ".join(r.keywords[0] for r in replacements(scenario, fact))
+            texts = [f"We go with {fact.keywords[0]}.", f"Let's use {new} instead of {fact.keywords[0]}." if new
+                     else f"Please forget {fact.keywords[0]}.", "Nothing to see here.", f"{new} it is."]
+            turns = {1, fact.stated_turn, fact.superseded_turn or fact.stated_turn, len(scenario)}
+            yield from ((scenario, fact.id, text, turn) for text in texts for turn in sorted(turns))
+
+
+@checker("is_stale")
+def check_is_stale(fn: Callable) -> str | None:
+    """Exercise 07.1: does a text still present a superseded fact as current at a turn?
+
+    The known answer is the library's ``teachmem.lab.replay.leaked_facts``.
+    """
+    return first_problem(
+        differs(f"scenario {s.name!r}, fact {f!r}, text {text!r}, turn {turn}", bool(fn(s, f, text, turn)),
+                f in leaked_facts(s, text, turn))
+        for s, f, text, turn in _stale_cases())
+
+
+@functools.lru_cache(maxsize=1)
+def _comparison_replays() -> tuple[Replay, Replay]:
+    scenario, strategies = load_scenario("project_30"), comparison_strategies()
+    return (replay_scenario(scenario, strategies),
+            replay_scenario(scenario, {k: strategies[k] for k in ("window", "buffer", "semantic")}))
+
+
+def _cheapest_problem(result: Replay, turn: int, got: object) -> str | None:
+    """What is wrong with ``got`` as the cheapest strategy that answers at ``turn``, judged by the
+    replay's own ``answers`` and token counts (any of equally cheap strategies is right)."""
+    question = result.scenario.questions[0]
+    tokens = {n: result.at(n, turn).tokens for n in result.strategies if result.answers(n, turn, question)}
+    case = f"strategies {result.strategies}, turn {turn}"
+    if not tokens:
+        return differs(f"{case} (no strategy answers yet)", got, None)
+    if got not in tokens:
+        return f"for {case} expected one of the strategies that answer ({', '.join(tokens)}), got {got!r}"
+    cheaper = {n: t for n, t in tokens.items() if t < tokens[got]}
+    if cheaper:
+        name = next(iter(cheaper))
+        return f"for {case} {got!r} answers with {tokens[got]} tokens, but {name!r} answers with {cheaper[name]}"
+    return None
+
+
+@checker("cheapest_answer")
+def check_cheapest_answer(fn: Callable) -> str | None:
+    """Exercise 07.2: the cheapest strategy whose context answers the scenario's question at a turn."""
+    return first_problem(_cheapest_problem(r, turn, fn(r, turn))
+                         for r in _comparison_replays() for turn in range(1, len(r.scenario) + 1))
+
+
+# ---------------------------------------------------------------- the comparison view
+def _context_lines(context: Sequence[dict], width: int = 72, head: int = 2, tail: int = 2) -> list[str]:
+    """A context, shortened: each memory block on up to three lines, then the first and last messages."""
+    lines: list[str] = []
+    for m in context:
+        if m["role"] == "system":
+            wrapped = textwrap.wrap(" ".join(m["content"].split()), width - 13) or [""]
+            lines += [f"   {'system' if i == 0 else '':<10} {w}" for i, w in enumerate(wrapped[:3])]
+            lines[-1] += " …" if len(wrapped) > 3 else ""
+    talk: list[dict | None] = [m for m in context if m["role"] != "system"]
+    shown = talk if len(talk) <= head + tail + 1 else talk[:head] + [None] + talk[-tail:]
+    for said in shown:
+        lines.append(f"   … {len(talk) - head - tail} more messages …" if said is None
+                     else f"   {said['role']:<10} {short(said['content'], width - 13)}")
+    return lines or ["   (nothing yet)"]
+
+
+def _maybe(flag: bool | None) -> str:
+    return "–" if flag is None else mark(flag)
+
+
+def comparison_view(replay: Replay, turn: int) -> str:
+    """Every strategy of ``replay`` after ``turn``: its cost, whether it knows of the change and can
+    answer the scenario's question, and the context it would send, shortened.
+
+    The change is the scenario's first superseded fact (PostgreSQL → MySQL on
+    turn 17), the question its first question (turn 29). "–" means it cannot
+    be judged yet. Only looks the replay up: nothing is recomputed.
+
+    Taught in notebooks/07_compare_strategies.ipynb.
+    """
+    scenario = replay.scenario
+    replay.at(replay.strategies[0], turn)   # a bad turn fails here, with a clear message
+    question = scenario.questions[0]
+    change = next(f for f in scenario.facts if f.superseded_turn is not None)
+    new = ", ".join(f.value for f in replacements(scenario, change))
+    said = scenario.turns[turn - 1]
+    needs = " and ".join(f"{scenario.fact(i).value} (turn {scenario.fact(i).stated_turn})" for i in question.needs)
+    change_head = f"knows {change.value}→{new}"
+    lines = [f"after turn {turn} of {len(scenario)} · {said.role}: {short(said.content, 76)}",
+             f"the turn-{question.turn} question needs {needs}", "",
+             f"{'strategy':<10}{'tokens':>7}{'calls':>7}  {change_head:<24}{'answers turn ' + str(question.turn):<18}"
+             "stale facts sent"]
+    for name in replay.strategies:
+        step = replay.at(name, turn)
+        stale = ", ".join(scenario.fact(i).value for i in sorted(step.leaks)) or "–"
+        knows, answers = _maybe(replay.reflects(name, turn, change)), _maybe(replay.answers(name, turn, question))
+        lines.append(f"{name:<10}{step.tokens:>7,}{step.model_calls:>7}  {knows:<24}{answers:<18}{stale}")
+    for name in replay.strategies:
+        step = replay.at(name, turn)
+        lines += ["", f"── {name} would send {step.tokens:,} tokens:", *_context_lines(step.context)]
+    return "\n".join(lines)
+
+
+# ---------------------------------------------------------------- the extraction view
+EXTRACTORS = ("buffer", "summary", "entity", "semantic")
+
+
+def highlight(text: str, spans: Sequence[tuple[int, int]]) -> str:
+    """``text`` with the characters of each ``(start, end)`` span between « and »; overlapping spans merge.
+
+    >>> highlight("We moved to MySQL last week", [(12, 17)])
+    'We moved to «MySQL» last week'
+    """
+    merged: list[list[int]] = []
+    for start, end in sorted(spans):
+        if not 0 <= start <= end <= len(text):
+            raise ValueError(f"span must lie within the message's {len(text)} characters, got {(start, end)}")
+        if merged and start <= merged[-1][1]:
+            merged[-1][1] = max(merged[-1][1], end)
+        else:
+            merged.append([start, end])
+    out, at = [], 0
+    for start, end in merged:
+        out += [text[at:start], "«", text[start:end], "»"]
+        at = end
+    return "".join([*out, text[at:]])
+
+
+def change_line(change: Change) -> str:
+    """One ``Change`` as a line: event, id, text, what an UPDATE replaced, and why."""
+    was = f"  (was: {change.previous})" if change.previous is not None else ""
+    why = f"  · {change.reason}" if change.reason else ""
+    return f"{change.event:<6} {change.id}: {change.text}{was}{why}"
+
+
+def _wrapped(text: str, width: int) -> list[str]:
+    return textwrap.wrap(text, width, initial_indent="   ", subsequent_indent="     ")
+
+
+def _extractor_lines(items: Sequence[Change | str], message: str | None, width: int) -> list[str]:
+    lines = [line for item in items
+             for line in _wrapped(change_line(item) if isinstance(item, Change) else item, width)]
+    spans = [c.span for c in items if isinstance(c, Change) and c.span is not None]
+    if spans and message is not None:
+        lines += _wrapped("in the message: " + highlight(message, spans), width)
+    return lines or ["   (nothing: this write changed nothing)"]
+
+
+def extraction_view(extracted: Mapping[int, Mapping[str, Sequence[Change | str]]], turn: int,
+                    scenario: Scenario | None = None, width: int = 96) -> str:
+    """What each system did with the message of ``turn``, from ``teachmem.lab.replay.extractions``.
+
+    ``extracted`` maps turn → extractor name → the ``Change`` records that
+    extractor's write returned for that turn's message. Each Change is listed
+    (ADD / UPDATE / DELETE / NOOP, its id, its text and what an UPDATE
+    replaced); given the ``scenario``, the words each Change's ``span`` points
+    at (character offsets into the message's content) are marked «like this»
+    in the message. Plain lines of text are shown as they are.
+
+    Taught in notebooks/07_compare_strategies.ipynb.
+    """
+    if turn not in extracted:
+        raise ValueError(f"turn must be between 1 and {len(extracted)}, got {turn!r}")
+    row = extracted[turn]
+    message = scenario.turns[turn - 1].content if scenario is not None else None
+    lines = [f"the message of turn {turn}:"]
+    for name in [*(n for n in EXTRACTORS if n in row), *(n for n in row if n not in EXTRACTORS)]:
+        lines += ["", f"── {name}", *_extractor_lines(row[name], message, width)]
+    return "\n".join(lines)
+
+
+# ---------------------------------------------------------------- plots
+def plot_tokens_per_turn(replay: Replay, mark_turn: int | None = None) -> Figure:
+    """Tokens each strategy would send after every turn of the replay.
+
+    Taught in notebooks/07_compare_strategies.ipynb.
+    """
+    fig, ax = figure(8, 3.8)
+    turns = np.arange(1, len(replay.scenario) + 1)
+    for name in replay.strategies:
+        ax.plot(turns, replay.tokens(name), marker=".", label=name)
+    if mark_turn:
+        ax.axvline(mark_turn, color="0.5", ls="--", lw=0.8)
+    ax.set(xlabel="turn", ylabel="tokens in the context", title="What each strategy sends, turn by turn")
+    ax.legend(fontsize=8)
+    return fig
+
+
+def plot_recall_heatmap(replay: Replay) -> Figure:
+    """Strategy × fact: the share of the turns a fact was true on where the strategy's context held it.
+
+    Taught in notebooks/07_compare_strategies.ipynb.
+    """
+    recall, facts = replay.recall(), replay.scenario.facts
+    fig, ax = figure(9, 0.45 * len(replay.strategies) + 2.2)
+    ax.imshow(recall, cmap="Greens", vmin=0, vmax=1, aspect="auto")
+    for (i, j), value in np.ndenumerate(recall):
+        ax.text(j, i, f"{value:.0%}", ha="center", va="center", fontsize=7,
+                color="white" if value > 0.6 else "black")
+    ax.set_xticks(range(len(facts)), [f.value if len(f.value) < 14 else f.value[:12] + "…" for f in facts],
+                  rotation=40, ha="right", fontsize=8)
+    ax.set_yticks(range(len(replay.strategies)), replay.strategies)
+    ax.set_title("Recall: share of the turns each fact was true on where the context held it")
+    return fig
+
+
+def plot_model_calls(replay: Replay) -> Figure:
+    """Model calls each strategy has made so far, after every turn.
+
+    Taught in notebooks/07_compare_strategies.ipynb.
+    """
+    fig, ax = figure(8, 3.4)
+    turns = np.arange(1, len(replay.scenario) + 1)
+    for name in replay.strategies:
+        ax.step(turns, replay.calls(name), where="post", label=name)
+    ax.set(xlabel="turn", ylabel="model calls so far", title="What remembering costs in model calls")
+    ax.legend(fontsize=8)
+    return fig

@@ -1,0 +1,108 @@
+"""Notebook 02's checkers, window view and plot: which messages a window keeps.
+
+Taught in notebooks/02_sliding_window.ipynb.
+"""
+from __future__ import annotations
+
+import random
+from collections.abc import Callable
+
+import numpy as np
+from matplotlib.figure import Figure
+
+from teachmem.lab.replay import feed
+from teachmem.lab.scenarios import Scenario, fact_in_text
+from teachmem.lessons.common import checker, differs, explore as explore, figure, first_problem, mark, short
+from teachmem.memory.token_window import MIN_ROOM, TokenBudgetWindow
+from teachmem.memory.window import SlidingWindowMemory
+
+# (token_counts, budget) -> the positions kept, worked out by hand: drop the oldest until the rest fit.
+KEPT_AFTER_TRIM = [(([], 10), []), (([5, 5, 5], 15), [0, 1, 2]), (([5, 5, 5], 14), [1, 2]), (([100], 50), []),
+                   (([30, 1, 1], 2), [1, 2]), (([30, 1, 1], 1), [2]), (([10, 20, 30, 40], 70), [2, 3]),
+                   (([1, 100, 1, 1], 99), [2, 3])]
+
+
+def _kept_by_sliding_window(importance: list[float], recent_k: int, important_k: int) -> list[int]:
+    """What ``SlidingWindowMemory`` keeps when message i scores ``importance[i]``."""
+    memory = SlidingWindowMemory(recent_k, important_k, scorer=lambda content: importance[int(content)])
+    for i in range(len(importance)):
+        memory.add("user", str(i))
+    return memory.window_indices()
+
+
+def _kept_by_token_window(token_counts: list[int], budget: int) -> list[int]:
+    """What ``TokenBudgetWindow`` keeps of messages weighing ``token_counts`` under ``budget``.
+
+    Only for cases it handles like the exercise: a budget of at least ``MIN_ROOM`` and no
+    single message over the budget (the window would cut that one rather than drop it).
+    """
+    assert budget >= MIN_ROOM and all(0 < t <= budget for t in token_counts)
+    window = TokenBudgetWindow(budget, 0, token_counter=lambda content: len(content.split()))
+    for i, tokens in enumerate(token_counts, start=1):
+        window.add("user", " ".join(["word"] * tokens), turn=i)
+    return [turn - 1 for turn in window.window_turns()]
+
+
+@checker("window_positions")
+def check_window_positions(fn: Callable) -> str | None:
+    """Exercise 02.1: which positions a recent + important window keeps (known answer: ``SlidingWindowMemory``)."""
+    rng = random.Random(2)
+    cases = [([0.1] * 4, 3, 2), ([0.5, 0.1, 0.1, 0.4, 0.1, 0.1, 0.1], 3, 2), ([0.9, 0.2, 0.9, 0.1, 0.3], 2, 1)]
+    cases += [([rng.choice([0.1, 0.4, 0.5, 0.75]) for _ in range(rng.randint(5, 30))], rng.randint(1, 6),
+               rng.randint(0, 4)) for _ in range(8)]
+    return first_problem(differs(f"importance={imp}, recent_k={r}, important_k={k}", list(fn(list(imp), r, k)),
+                                 _kept_by_sliding_window(imp, r, k)) for imp, r, k in cases)
+
+
+@checker("kept_after_trim")
+def check_kept_after_trim(fn: Callable) -> str | None:
+    """Exercise 02.2: drop the oldest messages until the rest fit the budget (known answer: ``TokenBudgetWindow``)."""
+    problem = first_problem(differs(f"token_counts={c}, budget={b}", list(fn(list(c), b)), want)
+                            for (c, b), want in KEPT_AFTER_TRIM)
+    rng = random.Random(3)
+    budgets = [rng.randint(50, 600) for _ in range(8)]
+    cases = [([rng.randint(1, min(120, b)) for _ in range(rng.randint(1, 25))], b) for b in budgets]
+    return problem or first_problem(differs(f"token_counts={c}, budget={b}", list(fn(list(c), b)),
+                                            _kept_by_token_window(c, b)) for c, b in cases)
+
+
+def window_view(scenario: Scenario, recent_k: int, important_k: int, turn: int | None = None) -> str:
+    """The scenario after ``turn`` messages, marking which turns a window keeps.
+
+    Taught in notebooks/02_sliding_window.ipynb.
+    """
+    turn = len(scenario) if turn is None else turn
+    memory = feed(SlidingWindowMemory(recent_k, important_k), scenario, turn)
+    kept = set(memory.window_turns())
+    lines = [f"after turn {turn}: recent_k={recent_k}, important_k={important_k} "
+             f"keeps {len(kept)} of {turn} messages"]
+    for t, score in zip(scenario.turns[:turn], memory.importance, strict=True):
+        lines.append(f"{'■' if t.turn in kept else '·'} {t.turn:>2} {t.role:<9} {score:.2f}  {short(t.content)}")
+    window_text = " ".join(m["content"] for m in memory.context())
+    for fact in scenario.facts:
+        if fact.stated_turn <= turn:
+            replaced = f", replaced on turn {fact.superseded_turn}" if not fact.is_current(turn) else ""
+            lines.append(f"{mark(fact_in_text(fact, window_text))} window mentions {fact.value} "
+                         f"(stated on turn {fact.stated_turn}{replaced})")
+    return "\n".join(lines)
+
+
+def plot_window_membership(membership: np.ndarray, title: str, mark_turns: dict | None = None) -> Figure:
+    """Which earlier turns (y) are in the context at each turn (x).
+
+    ``membership[i, j]`` is True when message j+1 is in the context after
+    message i+1 arrived. A plain window draws a diagonal band; pinning adds
+    horizontal lines for the messages that are kept. ``mark_turns`` labels
+    rows, e.g. ``{3: "PostgreSQL"}``.
+
+    Taught in notebooks/02_sliding_window.ipynb.
+    """
+    n = membership.shape[0]
+    fig, ax = figure(6.5, 5)
+    ax.imshow(membership.T, origin="lower", cmap="Blues", aspect="auto",
+              extent=(0.5, n + 0.5, 0.5, n + 0.5), vmin=0, vmax=1)
+    for turn, label in (mark_turns or {}).items():
+        ax.axhline(turn, color="tab:red", lw=0.8, ls="--")
+        ax.text(n + 0.6, turn, label, color="tab:red", va="center", fontsize=8)
+    ax.set(title=title, xlabel="conversation has reached turn", ylabel="message from turn")
+    return fig
