@@ -323,7 +323,7 @@ def _writer(path: str, worker: int, rounds: int, barrier) -> None:
     barrier.wait(timeout=120)             # everyone starts writing at the same moment
     for i in range(rounds):
         # read-modify-write of one shared memory: the classic lost-update race
-        db.update(lambda m: m.add("user", f"worker {worker} message {i}"), user_id="shared",
+        db.update(lambda m, i=i: m.add("user", f"worker {worker} message {i}"), user_id="shared",
                   create=ConversationBuffer)
         own = ConversationBuffer()
         own.add("user", f"worker {worker} note {i}")

@@ -370,7 +370,6 @@ def test_a_user_id_that_is_not_a_str_is_a_type_error(tmp_path, user_id):
             with pytest.raises(TypeError, match="user_id must be a str"):
                 call()
         assert dump(db.path) == before
-    assert validate.require_user_id("user_id", None, allow_none=True) is None
     assert validate.require_user_id("user_id", "maya") == "maya"
 
 

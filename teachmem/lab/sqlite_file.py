@@ -82,8 +82,7 @@ def open_database(path: str, timeout: float, read_only: bool) -> tuple[sqlite3.C
 
 def _busy(err: sqlite3.OperationalError) -> bool:
     """Did SQLite refuse because another connection holds the file?"""
-    return (getattr(err, "sqlite_errorcode", 0) & 0xFF) in (sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED) \
-        or "locked" in str(err)
+    return (getattr(err, "sqlite_errorcode", 0) & 0xFF) in (5, 6) or "locked" in str(err)   # SQLITE_BUSY, _LOCKED
 
 
 def _retry(step: Callable, timeout: float):

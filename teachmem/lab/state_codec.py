@@ -10,7 +10,7 @@
   ``"embedding"`` list becomes float32 bytes (float64 when float32 would not
   give back exactly the same numbers): 1 kB instead of ~5 kB of JSON text.
 
-Taught in notebooks/09_persistence_and_governance.ipynb.
+``MemoryDB`` (notebook 09) is built on these.
 """
 from __future__ import annotations
 
@@ -55,7 +55,6 @@ def register_strategy(cls: T, name: str | None = None) -> T:
 
     The class needs ``to_state()`` and a ``from_state`` classmethod; it is
     registered under ``name``, or else under its class attribute ``kind``.
-    Taught in notebooks/09_persistence_and_governance.ipynb.
     """
     if not isinstance(cls, type) or not callable(getattr(cls, "to_state", None)) \
             or not callable(getattr(cls, "from_state", None)):
@@ -74,10 +73,7 @@ def register_strategy(cls: T, name: str | None = None) -> T:
 
 
 def strategy_class(name: str) -> Any:
-    """The class registered as ``name`` (class names saved by earlier versions work too).
-
-    Taught in notebooks/09_persistence_and_governance.ipynb.
-    """
+    """The class registered as ``name`` (class names saved by earlier versions work too)."""
     target = _STRATEGIES.get(_LEGACY_NAMES.get(name, name))
     if target is None:
         raise ValueError(f"unknown strategy {name!r}; known: {sorted(_STRATEGIES)} "

@@ -51,17 +51,12 @@ __all__ = ["APPLICATION_ID", "MemoryDB", "MemoryNotFound", "SchemaVersionError",
 
 
 class MemoryNotFound(KeyError):
-    """``load`` asked for a memory that was never saved (or was deleted).
-
-    Taught in notebooks/09_persistence_and_governance.ipynb.
-    """
+    """``load`` asked for a memory that was never saved (or was deleted): a ``KeyError``."""
 
     def __str__(self) -> str:   # KeyError would print the message with quotes around it
         return str(self.args[0])
 
 
-# The one rule for what to find and forget: any case, any whitespace between words.
-_compile = forget_pattern     # (the name lab.governance imports)
 _JSON_WHITESPACE = re.compile(r"\\[nrt]")
 
 
@@ -275,7 +270,7 @@ class MemoryDB:
         words (``"4111 1111"`` finds ``"4111  1111"``); pass ``re.compile(...)``
         for a pattern. With ``user_id``, only that user's memories are searched.
         """
-        pattern = _compile(text_or_pattern)
+        pattern = forget_pattern(text_or_pattern)   # any case, any whitespace between words
         query, args = "SELECT user_id, name, state FROM memories", ()   # type: tuple[str, tuple]
         if user_id is not None:
             query, args = query + " WHERE user_id=?", (require_user_id("user_id", user_id),)
@@ -326,7 +321,7 @@ class MemoryDB:
         this scan alone.) States are stored as JSON, where a newline or tab
         is written ``\\n`` / ``\\t``: those count as whitespace here too.
         """
-        pattern = _compile(text_or_pattern)
+        pattern = forget_pattern(text_or_pattern)   # any case, any whitespace between words
         return sum(len(pattern.findall(_JSON_WHITESPACE.sub(" ", p.read_bytes().decode("utf-8", errors="replace"))))
                    for p in self.files())
 
