@@ -122,8 +122,12 @@ def snapshot(memory) -> str:
 KNOWN: dict[tuple[str, str], str] = {
     ("EntityMemory", "as_of"): "as_of(turn='some text') raises TypeError 'as_of must be an int >= 0, got str': "
                                "the message names the method, not its argument turn",
-    ("HybridMemoryManager", "context"): "context(query=-0.5) raises AttributeError: 'float' object has no "
-                                        "attribute 'casefold' instead of a TypeError naming query",
+    ("EntityMemory", "erase"): "erase(pattern='some text') raises AttributeError: 'str' object has no attribute "
+                               "'search' instead of a TypeError naming pattern",
+    ("EntityMemory", "store"): "store(t='some text', turn=None, when='some text') raises AttributeError: 'str' "
+                               "object has no attribute 'entity' instead of a TypeError naming t",
+    ("HybridMemoryManager", "forget"): "forget('some text') raises AttributeError: 'SemanticMemoryStore' object "
+                                       "has no attribute 'erase' (the long-term tier has no erase(pattern) yet)",
     ("SemanticMemoryStore", "retrieve"): "retrieve('S', now=<an aware datetime>) raises TypeError \"can't subtract "
                                          "offset-naive and offset-aware datetimes\": the raw now, not the value "
                                          "require_datetime returns, reaches the recall update",
