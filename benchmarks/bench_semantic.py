@@ -3,7 +3,7 @@
 For 1k, 10k and 100k memories this prints:
 
 * ``retrieve(top_k=5)`` median time of the store;
-* the same query through seed 000's implementation (a Python loop over a
+* the same query through the naive implementation (a Python loop over a
   list of dicts, one ``np.dot`` per memory, then a full sort), given the
   very same vectors so only the ranking machinery differs;
 * the numpy floor: ``argpartition(M @ q)`` on the store's own matrix with
@@ -13,7 +13,7 @@ For 1k, 10k and 100k memories this prints:
 * ``store()`` throughput and bytes per memory.
 
 Timings are medians of repeated calls (``time.perf_counter``) on queries
-drawn from the same generator as the memories, with one BLAS thread. The seed loop at 100k is
+drawn from the same generator as the memories, with one BLAS thread. The list loop at 100k is
 slow, so it is timed over fewer repetitions (printed in the table).
 Run: ``.venv/bin/python benchmarks/bench_semantic.py`` (about a minute).
 """
@@ -63,8 +63,8 @@ def sentences(n: int, seed: int) -> list[str]:
             for i, (a, b, c, d, x) in enumerate(zip(*picks, numbers))]
 
 
-class SeedLoopStore:
-    """Seed 000's storage and retrieval, verbatim in behaviour: a list and a loop."""
+class ListLoopStore:
+    """The naive storage and retrieval: a list of dicts and a loop, one np.dot per memory, then a full sort."""
 
     def __init__(self, decay_rate=0.95):
         self.memories, self.decay_rate = [], decay_rate
@@ -98,9 +98,9 @@ def bytes_per_memory(store: SemanticMemoryStore) -> tuple[float, float]:
     n = len(store.texts)
     arrays = store.table.nbytes()
     index = store.lexical
-    postings = sum(a.itemsize * len(a) for d in (index._docs, index._tfs) for a in d.values())
+    postings = sum(a.itemsize * len(a) for d in (index.docs, index.tfs) for a in d.values())
     python = sum(sys.getsizeof(t) for t in store.texts) + sum(sys.getsizeof(m) for m in store.metadata)
-    return arrays / n, (arrays + postings + index._length.itemsize * n + python) / n
+    return arrays / n, (arrays + postings + index.length.itemsize * n + python) / n
 
 
 def run(n: int) -> dict:
@@ -115,9 +115,9 @@ def run(n: int) -> dict:
         store.store(text, timestamp=when)
     store_per_s = n / (time.perf_counter() - start)
 
-    seed = SeedLoopStore()
+    naive = ListLoopStore()
     for row, (text, when) in enumerate(zip(texts, stamps)):
-        seed.store(store.table.matrix[row], text, timestamp=when)
+        naive.store(store.table.matrix[row], text, timestamp=when)
 
     matrix = store.table.matrix
     vectors = [(store.embedder.embed([q])[0],) for q in queries]
@@ -125,7 +125,7 @@ def run(n: int) -> dict:
     ours = median_seconds(lambda q: store.explain(q, 5, now), [(q,) for q in queries], 3 * QUERIES)
     floor = median_seconds(lambda v: np.argpartition(-(matrix @ v), 5)[:5], vectors, 3 * QUERIES)
     loop_repeat = QUERIES if n <= 10_000 else 3
-    loop = median_seconds(lambda q: seed.retrieve(store.embedder.embed([q])[0], 5, now),
+    loop = median_seconds(lambda q: naive.retrieve(store.embedder.embed([q])[0], 5, now),
                           [(q,) for q in queries], loop_repeat)
     arrays, total = bytes_per_memory(store)
     return {"n": n, "ours": ours, "loop": loop, "loop_repeat": loop_repeat, "floor": floor,
@@ -135,7 +135,7 @@ def run(n: int) -> dict:
 def main() -> None:
     print(f"SemanticMemoryStore, default embedder (subword, dim 256), retrieve(top_k=5), "
           f"median of {3 * QUERIES} queries")
-    print(f"{'memories':>9} {'retrieve':>10} {'seed loop':>10} {'(reps)':>6} {'speed-up':>9} "
+    print(f"{'memories':>9} {'retrieve':>10} {'list loop':>10} {'(reps)':>6} {'speed-up':>9} "
           f"{'floor':>9} {'x floor':>8} {'store()/s':>10} {'B/mem arrays':>13} {'B/mem all':>10}")
     for n in SIZES:
         r = run(n)

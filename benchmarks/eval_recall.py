@@ -31,10 +31,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from recall_conversations import CONVERSATIONS  # noqa: E402
 
-from teachmem.core.embed import BagOfWordsEmbedder, RandomEmbedder, SubwordEmbedder  # noqa: E402
+from teachmem.core.embed import BagOfWordsEmbedder, RandomEmbedder  # noqa: E402
 from teachmem.core.words import content_words  # noqa: E402
 from teachmem.memory.semantic import SemanticMemoryStore  # noqa: E402
-from teachmem.core.scoring import BM25Index  # noqa: E402
+from teachmem.core.bm25 import BM25Index  # noqa: E402
 
 
 def _bm25_ranker(tokenize):
@@ -66,9 +66,8 @@ def _store_ranker(dated: bool = False, **options):
 RANKERS = {
     "BM25, whitespace tokens": _bm25_ranker(lambda text: text.lower().split()),
     "BM25, teachmem tokens": _bm25_ranker(content_words),
-    "random (seed 000) vectors": _store_ranker(embedder=RandomEmbedder(256), lexical_weight=0, reply_weight=0),
-    "bag-of-words (seed 004) vectors": _store_ranker(embedder=BagOfWordsEmbedder(256), lexical_weight=0,
-                                                     reply_weight=0),
+    "random vectors": _store_ranker(embedder=RandomEmbedder(256), lexical_weight=0, reply_weight=0),
+    "bag-of-words vectors": _store_ranker(embedder=BagOfWordsEmbedder(256), lexical_weight=0, reply_weight=0),
     "subword vectors": _store_ranker(lexical_weight=0, reply_weight=0),
     "hybrid BM25 + subword": _store_ranker(reply_weight=0),
     "default store (hybrid + replies)": _store_ranker(),

@@ -23,7 +23,7 @@ from teachmem.llm import (LLM, AuthenticationError, ExtractionError, LLMError, O
 from teachmem.core.embed import (BagOfWordsEmbedder, Embedder, RandomEmbedder, SentenceTransformerEmbedder,
                             SubwordEmbedder)
 from teachmem.memory.semantic import SemanticMemoryStore
-from teachmem.core.scoring import BM25Index
+from teachmem.core.bm25 import BM25Index
 
 # Summary and entity memory (notebooks 03 and 04).
 from teachmem.memory.entity import EntityMemory

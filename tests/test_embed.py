@@ -9,8 +9,9 @@ import pytest
 from teachmem.core.embed import (BagOfWordsEmbedder, Embedder, RandomEmbedder, SentenceTransformerEmbedder,
                                  SubwordEmbedder, cosine_matrix, embedder_from_config, hash_stable)
 from teachmem.core.words import content_words, stem, tokenize
-from teachmem.core.scoring import (BM25Index, decay_factor, generative_agents_score, hybrid_relevance,
-                              memorybank_retention, min_max, thread_relevance)
+from teachmem.core.bm25 import BM25Index
+from teachmem.memory.semantic import (decay_factor, generative_agents_score, hybrid_relevance, memorybank_retention,
+                                      min_max, thread_relevance)
 from teachmem.core.vectors import MemoryTable, near_duplicate_groups, top_k_rows
 
 EMBEDDERS = [RandomEmbedder(64), BagOfWordsEmbedder(256), SubwordEmbedder(256)]
@@ -131,7 +132,7 @@ def test_hybrid_and_thread_relevance():
     assert thread_relevance(rel, np.array([-1, 0, 1]), 0.5).tolist() == pytest.approx([0.6, 0.3, 0.2])
 
 
-def test_decay_matches_seed_000_numbers():
+def test_decay_matches_the_worked_numbers():
     d = decay_factor(np.array([0, 10, 20]), 0.95)
     assert d.round(3).tolist() == [1.0, 0.599, 0.358]
     assert (0.9 * d).round(2).tolist() == [0.9, 0.54, 0.32]

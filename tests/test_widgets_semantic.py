@@ -42,7 +42,7 @@ def test_semantic_view_every_slider_position(demo_store):
     assert demo_store.to_state() == before          # the view records no recall
 
 
-def test_semantic_view_ranking_is_fixed_under_the_default_score(demo_store):
+def test_semantic_view_ranking_is_fixed_under_the_product_score(demo_store):
     """Exponential decay is memoryless: adding d days to every age scales every score by 0.95**d."""
     rows = {d: [h["row"] for h in demo_store.explain(QUERIES[0], 5, _now(demo_store, d))] for d in (0, 45, 180)}
     assert rows[0] == rows[45] == rows[180]

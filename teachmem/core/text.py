@@ -24,10 +24,14 @@ from __future__ import annotations
 
 import json
 import re
+from dataclasses import replace
 
+from teachmem.core.change import Change
 from teachmem.core.validate import require_text
 
-__all__ = ["quote", "fenced", "forget_pattern"]
+__all__ = ["quote", "fenced", "forget_pattern", "REDACTED", "redact", "scrubbed"]
+
+REDACTED = "[forgotten]"
 
 
 def quote(text: str) -> str:
@@ -60,3 +64,24 @@ def forget_pattern(text_or_pattern: str | re.Pattern) -> re.Pattern:
     require_text("text_or_pattern", text_or_pattern)
     words = text_or_pattern.split()
     return re.compile(r"\s+".join(re.escape(w) for w in words), re.IGNORECASE)
+
+
+def redact(pattern: re.Pattern, text: str) -> str:
+    """``text`` with every match of ``pattern`` replaced by ``[forgotten]``
+    (by nothing when the pattern would match the marker itself).
+
+    >>> redact(forget_pattern("4111 1111"), "card 4111  1111, thanks")
+    'card [forgotten], thanks'
+    """
+    return pattern.sub("" if pattern.search(REDACTED) else REDACTED, text)
+
+
+def scrubbed(changes: list[Change], pattern: re.Pattern) -> list[Change]:
+    """The records of a forget, without what was forgotten: matches redacted, no ``previous``.
+
+    A forget reports what it removed; the report must not become one more copy.
+
+    >>> [str(c) for c in scrubbed([Change("DELETE", "e1", "User.card = 4111 1111")], forget_pattern("4111 1111"))]
+    ['DELETE e1: User.card = [forgotten]']
+    """
+    return [replace(c, text=redact(pattern, c.text), previous=None) for c in changes]

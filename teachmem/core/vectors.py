@@ -1,15 +1,11 @@
 """A growable table of vectors and per-memory columns, in numpy arrays.
 
-Lab equipment for :mod:`teachmem.memory.semantic`. Seed 000 keeps memories
-in a list of dicts and loops over it on every query. Here every memory is a
-row: its embedding is a row of one float32 matrix, and its importance, time
-stamps, recall count, status and filterable labels (``user_id``,
-``memory_type``, …) are entries of one numpy array per column. A query is
-then a matrix–vector product plus a few array operations.
-
-Appending one row must not copy the whole table each time, so capacity
-doubles when it runs out: n appends cost O(n) copying in total ("amortised
-doubling", the trick behind Python's own list).
+Every memory is a row: its embedding is a row of one float32 matrix, and its
+importance, time stamps, recall count, status and filterable labels
+(``user_id``, ``memory_type``, …) are entries of one numpy array per column.
+A query is then a matrix–vector product plus a few array operations, not a
+loop over a list of dicts. Capacity doubles when it runs out, so n appends
+cost O(n) copying in total ("amortised doubling", the trick behind Python's list).
 
 Taught in notebooks/05_semantic_memory.ipynb.
 """
@@ -29,13 +25,16 @@ def label_key(value):
     return (type(value).__name__, value)
 
 
-def require_labels(metadata: dict) -> dict:
-    """Metadata must be JSON-ready: scalars, or lists of scalars (lists are not filterable)."""
+def require_labels(metadata: dict, filters: bool = False) -> dict:
+    """Metadata must be JSON-ready: scalars, or lists of scalars (lists are not filterable). A ``user_id``
+    is a str or None (1, True and 1.0 would be three users sharing facts); ``filters`` may list several."""
     for key, value in metadata.items():
         items = value if isinstance(value, list) else [value]
         if not all(isinstance(v, _LABEL_TYPES) for v in items):
             raise TypeError(f"metadata {key!r} must be a str, int, float, bool, None or a list of them, "
                             f"got {type(value).__name__}")
+        if key == "user_id" and not all(isinstance(v, (str, type(None))) for v in (items if filters else [value])):
+            raise TypeError(f"user_id must be a str{' or a list of them' if filters else ''}, got {value!r}")
     return metadata
 
 
@@ -107,6 +106,13 @@ class MemoryTable:
     def set_vector(self, row: int, vector: np.ndarray) -> None:
         self._matrix[row] = vector
 
+    def clear_labels(self, row: int) -> None:
+        """Take ``row`` out of every label column; values no row holds any more leave the vocabulary."""
+        for key, codes in self._codes.items():
+            codes[row] = -1
+            used = set(codes[: self.size].tolist())
+            self._vocab[key] = {value: code for value, code in self._vocab[key].items() if code in used}
+
     def mask(self, filters: dict) -> np.ndarray:
         """Boolean row mask: every ``key=value`` must hold (a list/tuple/set means any of).
 
@@ -130,22 +136,16 @@ class MemoryTable:
 
     def nbytes(self) -> int:
         """Bytes held by the arrays (allocated capacity, not just filled rows)."""
-        return (self._matrix.nbytes + sum(a.nbytes for a in self._numeric.values())
-                + sum(a.nbytes for a in self._codes.values()))
+        return self._matrix.nbytes + sum(a.nbytes for a in [*self._numeric.values(), *self._codes.values()])
 
 
 def top_k_rows(scores: np.ndarray, mask: np.ndarray, k: int, sample: int = 512) -> np.ndarray:
     """Indices of the ``k`` best ``scores`` among rows ``mask`` selects, best first.
 
     Exact, and cheaper than ``argpartition`` over every row: the k-th best
-    score of an evenly spaced sample of rows can only be *lower* than (or
-    equal to) the k-th best overall, so every winner scores at least that
-    much. The partition (numpy's O(n) selection, the engine of
-    ``argpartition``) then runs only on the rows above that bound — usually
-    a few dozen. Ties are broken by row (older first), so the answer
-    never depends on how numpy partitions.
-
-    Taught in notebooks/05_semantic_memory.ipynb.
+    score of an evenly spaced sample of rows is a lower bound for the k-th
+    best overall, so numpy's O(n) partition runs only on the rows above it.
+    Ties are broken by row (older first), whatever numpy's partition does.
     """
     k = min(k, int(np.count_nonzero(mask)))
     if k == 0:
@@ -170,11 +170,8 @@ def near_duplicate_groups(matrix: np.ndarray, rows: np.ndarray, groups: np.ndarr
     """Clusters of ``rows`` whose vectors have cosine >= ``threshold``.
 
     Only rows with the same ``groups`` value are compared (e.g. the same user
-    and memory type). Pairs are found block by block (a ``block × n``
-    similarity matrix at a time, never ``n × n``), then joined transitively:
-    if A ~ B and B ~ C, all three form one cluster.
-
-    Taught in notebooks/05_semantic_memory.ipynb.
+    and memory type), a ``block × n`` similarity matrix at a time (never
+    ``n × n``); pairs join transitively: if A ~ B and B ~ C, all three are one cluster.
     """
     rows = np.asarray(rows, dtype=np.intp)
     parent = {int(r): int(r) for r in rows}
@@ -190,7 +187,7 @@ def near_duplicate_groups(matrix: np.ndarray, rows: np.ndarray, groups: np.ndarr
         sims = vectors[start:start + block] @ vectors.T
         same = labels[start:start + block, None] == labels[None, :]
         upper = np.arange(start, start + len(sims))[:, None] < np.arange(len(rows))[None, :]
-        for i, j in zip(*np.nonzero((sims >= threshold) & same & upper)):
+        for i, j in zip(*np.nonzero((sims >= threshold) & same & upper), strict=True):
             a, b = root(int(rows[start + i])), root(int(rows[j]))
             parent[max(a, b)] = min(a, b)
     clusters: dict[int, list[int]] = {}

@@ -42,12 +42,12 @@ from typing import Any, Iterable, Iterator
 
 from teachmem.core.change import Change
 from teachmem.core.embed import embedder_from_config
-from teachmem.core.text import forget_pattern
+from teachmem.core.text import forget_pattern, scrubbed
 from teachmem.core.validate import require_text
 from teachmem.lab.freshness import Observation, naive_utc, apply_fresh, memory_observations, reconcile
 from teachmem.lab.pii import PIIMatch, find_pii, luhn_valid, redact_pii
 from teachmem.lab.store import MemoryDB
-from teachmem.memory.message import REDACTED
+from teachmem.core.text import REDACTED
 
 __all__ = ["PIIMatch", "find_pii", "luhn_valid", "redact_pii", "Provenance", "provenance",
            "RetentionPolicy", "apply_retention", "TierAudit", "Audit", "forget", "copies",
@@ -294,7 +294,7 @@ class Audit:
 
 
 def _erase(name: str, tier, pattern: re.Pattern) -> TierAudit:
-    changes = tuple(tier.erase(pattern))
+    changes = tuple(scrubbed(tier.erase(pattern), pattern))
     _refresh_embedder(tier, pattern)
     return TierAudit(name, len(changes), copies(tier, pattern), changes)
 
@@ -341,7 +341,7 @@ def forget(memory, text_or_pattern, db: MemoryDB | None = None, *, user_id: str 
     _protocol(tiers, "erase")
     rows = [_erase(name, tier, pattern) for name, tier in tiers]
     if len(tiers) > 1 or tiers[0][1] is not memory:   # a composite: anything outside its tiers?
-        own = tuple(memory.erase(pattern)) if callable(getattr(memory, "erase", None)) else ()
+        own = tuple(scrubbed(memory.erase(pattern), pattern)) if callable(getattr(memory, "erase", None)) else ()
         rows.append(TierAudit("manager (other state)", len(own),
                               copies(memory, pattern, skip=[t for _, t in tiers]), own))
     if db is not None:

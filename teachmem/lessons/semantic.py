@@ -15,7 +15,7 @@ from matplotlib.figure import Figure
 from teachmem.core.validate import require_int_at_least, require_text
 from teachmem.lab.scenarios import Scenario
 from teachmem.lessons.common import checker, close, differs, explore as explore, figure, first_problem, short
-from teachmem.llm.extract import importance_rules
+from teachmem.llm import importance_rules
 from teachmem.memory.semantic import SemanticMemoryStore
 
 # (t days, strength S) -> MemoryBank's retention exp(-t / (5·S)), the exponent t / (5·S) worked out by hand.

@@ -28,7 +28,7 @@ from dataclasses import dataclass, field, replace
 from datetime import datetime, timezone
 
 from teachmem.core.change import Change
-from teachmem.core.text import fenced, forget_pattern, quote
+from teachmem.core.text import fenced, forget_pattern, quote, scrubbed
 from teachmem.core.tokens import TokenCounter, estimate_tokens
 from teachmem.core.validate import (require_datetime, require_fraction, require_int_at_least, require_positive_int,
                                     require_role, require_text, require_turn)
@@ -155,9 +155,9 @@ class HybridMemoryManager:
         self._room(require_text("system_prompt", system_prompt), None)   # too big a prompt fails here, early
         self.system_prompt = system_prompt
         self.window = SlidingWindowMemory(recent_k, important_k)
-        self.longterm = SemanticMemoryStore(clock=require_callable("clock", clock))
-        self.clock = self.longterm.clock                  # one clock for every tier
-        self.entity = EntityMemory(clock=self.clock)
+        self.entity = EntityMemory(clock=require_callable("clock", clock))
+        self.clock = self.entity.clock                    # one clock for every tier
+        self.longterm = SemanticMemoryStore(clock=self.clock)
         self.last_turn: int | None = None
         self.now: datetime | None = None                  # when the latest message was said
 
@@ -182,7 +182,8 @@ class HybridMemoryManager:
             changes = _tier_changes("window", self.window.add(role, content, turn=turn, timestamp=when))
             changes += _tier_changes("entity", self.entity.add(role, content, turn=turn, timestamp=when))
             if content.strip() and importance >= self.min_importance:   # an empty message is no memory
-                changes += self._keep(content, importance, when, turn)
+                changes += _tier_changes("longterm", self.longterm.store(content, "message", importance, when,
+                                                                         turn=turn))
         except Exception:
             for tier, attributes in undo:
                 vars(tier).update(attributes)
@@ -194,24 +195,19 @@ class HybridMemoryManager:
             timestamp: datetime | None = None) -> list[Change]:
         return self.add_message(role, content, turn, timestamp=timestamp)
 
-    def _keep(self, content: str, importance: float, when: datetime | None, turn: int) -> list[Change]:
-        """Keep a message in the long-term tier."""
-        stored = self.longterm.store(content, "message", importance, when, turn=turn)
-        if isinstance(stored, list):
-            return _tier_changes("longterm", stored)
-        return [Change("ADD", f"longterm:s{stored}", content, reason=f"importance {importance:g}")]
-
     def erase(self, pattern: re.Pattern) -> list[Change]:
         """Remove every copy of what ``pattern`` matches from every tier; their Changes, ids prefixed."""
         return [c for name in TIERS for c in _tier_changes(name, getattr(self, name).erase(pattern))]
 
     def forget(self, text_or_pattern: str | re.Pattern) -> list[Change]:
-        """Forget a text (any spacing, any case) or a ``re`` pattern in every tier; what was removed.
+        """Forget a text (any spacing, any case) or a ``re`` pattern in every tier; what was removed,
+        itself without the forgotten text (the report must not be one more copy).
 
         For an audit that also cleans a database, see ``teachmem.forget``.
         Taught in notebooks/09_persistence_and_governance.ipynb.
         """
-        return self.erase(forget_pattern(text_or_pattern))
+        pattern = forget_pattern(text_or_pattern)
+        return scrubbed(self.erase(pattern), pattern)
 
     # -- reading: the packing ----------------------------------------------------
     def assemble_prompt(self, user_message: str, system_prompt: str | None = None) -> list[dict]:

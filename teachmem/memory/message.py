@@ -23,6 +23,7 @@ from datetime import datetime
 from typing import Protocol, runtime_checkable
 
 from teachmem.core.change import Change
+from teachmem.core.text import redact
 from teachmem.core.validate import (ROLES, require_datetime, require_int_at_least, require_role, require_text,
                                     require_turn)
 
@@ -30,7 +31,6 @@ __all__ = ["ROLES", "REDACTED", "Message", "Memory", "next_message", "redact", "
            "position", "restore_messages"]
 
 # What an erased piece of a message becomes.
-REDACTED = "[forgotten]"
 
 
 @dataclass(frozen=True)
@@ -95,12 +95,6 @@ def next_message(role: str, content: str, turn: int | None = None,
     counts arrivals: the message's id is ``f"m{number}"``.
     """
     return Message(role, content, require_turn("turn", turn, after), timestamp, f"m{number}")
-
-
-def redact(pattern: re.Pattern, text: str) -> str:
-    """``text`` with every match of ``pattern`` replaced by ``[forgotten]``
-    (by nothing when the pattern would match the marker itself)."""
-    return pattern.sub("" if pattern.search(REDACTED) else REDACTED, text)
 
 
 def erase_messages(messages: list[Message], pattern: re.Pattern) -> tuple[list[Message], list[Change]]:

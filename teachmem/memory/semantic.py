@@ -1,48 +1,121 @@
 """Semantic long-term memory: store moments, find them by meaning, let them fade.
 
-A query ranks every memory at once by seed 000's score, relevance ×
-importance × ``decay_rate ** whole_days_old``. Relevance blends BM25 word
-matching with subword-vector cosine, and a conversation turn inherits part
-of the relevance of the turn before it (answers rarely repeat the question's
-words). A *fact* (``memory_type="fact"``) has a key — who, and what about —
-so "favorite color is green" retires "favorite color is blue" (kept as
-history, never returned). The machinery is lab equipment: ``teachmem.core.embed``,
-``teachmem.core.scoring``, ``teachmem.core.vectors``, ``teachmem.core.upkeep`` (consolidate,
-prune) and ``teachmem.core.state`` (save and load).
+A query ranks every memory at once: relevance (BM25 blended with vector cosine, a reply inheriting from the
+turn it answers) meets importance and age in one of three scores (``SCORINGS``). A fact's key lets "favorite color
+is green" retire "favorite color is blue"; consolidation merges near-duplicates; pruning retires what nobody
+recalls. Every write returns its Changes; every memory has a stable id ("s0", "s1", …).
 
 Taught in notebooks/05_semantic_memory.ipynb.
 """
 from __future__ import annotations
 
-from datetime import datetime
+import math
+import re
+from collections.abc import Callable
+from dataclasses import replace
+from datetime import datetime, timedelta, timezone
 
 import numpy as np
 
-from teachmem.core.clock import ManualClock
-from teachmem.core.embed import SubwordEmbedder
+from teachmem.core.bm25 import BM25Index
+from teachmem.core.change import Change
+from teachmem.core.clock import EPOCH, ManualClock
+from teachmem.core.spans import locate
+from teachmem.core.subword import SubwordEmbedder, embedder_from_config
+from teachmem.core.text import fenced, quote
+from teachmem.core.validate import (require_datetime, require_fraction, require_int_at_least, require_positive_int,
+                                    require_role, require_text, require_turn)
+from teachmem.core.vectors import MemoryTable, near_duplicate_groups, require_labels, top_k_rows
 from teachmem.core.words import content_words, stem
-from teachmem.memory.message import next_message
-from teachmem.core.scoring import (SCORINGS, BM25Index, epoch_us, hybrid_relevance, require_ranking, thread_relevance,
-                              time_signals)
-from teachmem.core.state import semantic_from_state, semantic_state
-from teachmem.core.upkeep import merge_near_duplicates, prune_stale
-from teachmem.core.validate import require_datetime, require_fraction, require_positive_int, require_text
-from teachmem.core.vectors import MemoryTable, require_labels, top_k_rows
+from teachmem.llm import extract_facts
 
 SETTINGS = ("decay_rate", "lexical_weight", "reply_weight", "scoring", "context_top_k")
+DAY_US, HOUR_US = 86_400_000_000, 3_600_000_000     # time is kept in whole microseconds since EPOCH
+
+
+def utc(name: str, when) -> datetime:
+    """A checked datetime; a timezone-aware one becomes naive UTC, so all times compare."""
+    when = require_datetime(name, when, allow_none=False)
+    return when.astimezone(timezone.utc).replace(tzinfo=None) if when.tzinfo else when
+
+
+def epoch_us(when: datetime) -> int:
+    """``when`` in whole microseconds since ``teachmem.core.clock.EPOCH``: whole days stay exact."""
+    return (when - EPOCH) // timedelta(microseconds=1)
+
+
+def decay_factor(days, rate: float) -> np.ndarray:
+    """``rate ** days`` for every memory (rate > 0): with 0.95, 10 days leave 0.599 of a score, 20 days 0.358."""
+    return np.exp(np.asarray(days, dtype=np.float64) * math.log(rate))
+
+
+def min_max(values, mask: np.ndarray | None = None) -> np.ndarray:
+    """Rescale ``values`` to [0, 1] over the entries ``mask`` selects (all equal -> all 0.5)."""
+    values = np.asarray(values, dtype=np.float64)
+    chosen = values if mask is None else values[mask]
+    low, high = (chosen.min(), chosen.max()) if chosen.size else (0.0, 0.0)
+    return np.full_like(values, 0.5) if high - low <= 1e-12 else (values - low) / (high - low)
+
+
+def hybrid_relevance(lexical: np.ndarray, cosine: np.ndarray, lexical_weight: float, mask=None) -> np.ndarray:
+    """BM25 (over the best candidate's: it has no upper bound) blended with the cosine (0 if negative)."""
+    vector = np.clip(cosine, 0.0, 1.0)
+    best = float((lexical if mask is None else lexical[mask]).max(initial=0.0))
+    return vector if lexical_weight <= 0 or best <= 0 else lexical_weight * (lexical / best) + (
+        1.0 - lexical_weight) * vector
+
+
+def thread_relevance(relevance: np.ndarray, previous: np.ndarray, reply_weight: float) -> np.ndarray:
+    """A reply inherits from the turn it answers (``previous``, -1 for none): (own + w × previous's) / (1 + w)."""
+    inherited = np.where(previous >= 0, relevance[np.maximum(previous, 0)], 0.0)
+    return (relevance + reply_weight * inherited) / (1.0 + reply_weight) if reply_weight > 0 else relevance
+
+
+def time_signals(created_us, accessed_us, recalls, now_us: int) -> dict:
+    """Whole days since stored, hours and days since last recalled, strength (1 + recalls); future = new."""
+    since = np.maximum(now_us - accessed_us, 0)
+    return {"age_days": np.maximum(now_us - created_us, 0) // DAY_US, "hours_since_access": since / HOUR_US,
+            "days_since_recall": since // DAY_US, "strength": recalls + 1.0}
+
+
+def product_score(relevance, importance, age_days, decay_rate, **_) -> dict:
+    """relevance × importance × decay_rate ** whole days old, with its parts (to show why a memory ranks)."""
+    decay = decay_factor(age_days, decay_rate)
+    return {"score": relevance * importance * decay, "relevance": relevance, "importance": importance, "decay": decay}
+
+
+def generative_agents_score(relevance, importance, hours_since_access, mask, recency_decay: float = 0.995,
+                            weights=(1.0, 1.0, 1.0), **_) -> dict:
+    """Generative Agents (Park et al., 2023): recency (``recency_decay ** hours`` since last access),
+    importance and relevance, each min-max normalised over the candidates, added with ``weights``."""
+    parts = {"recency": min_max(decay_factor(hours_since_access, recency_decay), mask),
+             "importance": min_max(importance, mask), "relevance": min_max(relevance, mask)}
+    return {"score": sum(w * p for w, p in zip(weights, parts.values(), strict=True)), **parts}
+
+
+def memorybank_retention(days, strength) -> np.ndarray:
+    """The MemoryBank forgetting curve R = exp(-t / S) (Zhong et al., 2023): a larger S fades more slowly."""
+    return np.exp(-np.maximum(np.asarray(days, dtype=np.float64), 0.0) / np.asarray(strength, dtype=np.float64))
+
+
+def memorybank_score(relevance, importance, days_since_recall, strength, **_) -> dict:
+    """relevance × importance × MemoryBank retention; every recall adds 1 to the strength S."""
+    retention = memorybank_retention(days_since_recall, strength)
+    return {"score": relevance * importance * retention, "relevance": relevance, "importance": importance,
+            "retention": retention, "strength": np.asarray(strength, float)}
+
+
+SCORINGS: dict[str, Callable[..., dict]] = {    # the scores a store can rank by
+    "product": product_score, "generative_agents": generative_agents_score, "memorybank": memorybank_score}
 
 
 def fact_key(fact: str) -> str:
-    """What a fact is about, minus its value: two facts with one key cannot both be true.
-
-    "favorite color is blue" -> "favorite color"; "lives in lisbon" -> "lives in";
-    "prefers window seats" -> "prefers seat". (Seed 004 keyed every preference
-    on "prefers", so "prefers tea" erased the seat.) "is vegetarian" names no
-    attribute apart from its value, so it is its own key and replaces nothing.
-    """
-    words = fact.lower().split()
-    if " is " in fact.lower() and words[0] != "is":
-        return fact.lower()[: fact.lower().rindex(" is ")]
+    """What a fact is about, minus its value (one key, one true value): "favorite color is blue" -> "favorite
+    color", "lives in lisbon" -> "lives in", "prefers window seats" -> "prefers seat"; "is vegetarian" -> itself."""
+    low = fact.lower()
+    words = low.split()
+    if " is " in low and words[0] != "is":
+        return low[: low.rindex(" is ")]
     if words[0] in ("prefers", "likes", "uses") and len(words) > 1:
         return f"{words[0]} {stem(words[-1])}"
     if len(words) > 2 and words[1] in ("in", "at", "for", "on", "as"):
@@ -51,55 +124,68 @@ def fact_key(fact: str) -> str:
 
 
 class SemanticMemoryStore:
-    """Long-term memory ranked by relevance × importance × decay.
+    """Long-term memory ranked by relevance × importance × decay (or another score in ``SCORINGS``).
+    Taught in notebooks/05_semantic_memory.ipynb."""
 
-    Taught in notebooks/05_semantic_memory.ipynb.
-    """
+    kind = "semantic"
 
     def __init__(self, decay_rate: float = 0.95, embed_dim: int = 256, *, embedder=None, clock=None,
-                 lexical_weight: float = 0.5, reply_weight: float = 0.5, scoring: str = "seed",
+                 lexical_weight: float = 0.5, reply_weight: float = 0.5, scoring: str = "product",
                  context_top_k: int = 3):
-        self.decay_rate, self.lexical_weight, self.reply_weight, self.scoring = require_ranking(
-            decay_rate, lexical_weight, reply_weight, scoring)
-        self.context_top_k = require_positive_int("context_top_k", context_top_k)
-        self.embedder = embedder if embedder is not None else SubwordEmbedder(embed_dim)
-        self.clock = clock if clock is not None else ManualClock()
-        self.lexical = BM25Index()
-        self.table = MemoryTable(self.embedder.dim, {
-            "importance": np.float64, "created": np.int64, "accessed": np.int64,
-            "recalls": np.int32, "previous": np.int64, "live": bool})
-        self.texts, self.types, self.metadata = [], [], []
+        if require_fraction("decay_rate", decay_rate) == 0:
+            raise ValueError("decay_rate must be in (0, 1]: 0 would erase every memory after one day")
+        if scoring not in SCORINGS:
+            raise ValueError(f"scoring must be one of {sorted(SCORINGS)}, got {scoring!r}")
+        if embedder is not None and not (isinstance(getattr(embedder, "dim", 0), int) and hasattr(embedder, "embed")):
+            raise TypeError(f"embedder must have an int dim and an embed(texts) method, got {type(embedder).__name__}")
+        if clock is not None and not callable(clock):
+            raise TypeError(f"clock must be a callable returning a datetime, got {type(clock).__name__}")
+        self.decay_rate, self.scoring, self.lexical_weight, self.reply_weight, self.context_top_k = (
+            float(decay_rate), scoring, require_fraction("lexical_weight", lexical_weight),
+            require_fraction("reply_weight", reply_weight), require_positive_int("context_top_k", context_top_k))
+        self.embedder = embedder if embedder is not None else SubwordEmbedder(
+            require_int_at_least("embed_dim", embed_dim, 2))
+        self.clock, self.lexical = clock or ManualClock(), BM25Index()
+        self.table = MemoryTable(self.embedder.dim, {"importance": np.float64, "created": np.int64,
+                                 "accessed": np.int64, "recalls": np.int32, "previous": np.int64, "live": bool})
+        self.texts: list[str] = []                 # row -> text ("" once erased); a row's id is f"s{row}"
+        self.types: list[str] = []                 # row -> memory type
+        self.metadata: list[dict] = []             # row -> labels and the ISO timestamp
+        self.edits: dict[int, list[str]] = {}      # row -> what it said before each update(), oldest first
         self.keys: dict[tuple, list[int]] = {}     # (user_id, fact key) -> its rows, newest last
         self.threads: dict[tuple, int] = {}        # (user_id, session_id, type) -> latest row
-        self.retired: dict[int, str] = {}           # row -> why it is no longer returned
-        self.last_turn = None
+        self.retired: dict[int, str] = {}          # row -> why it is no longer returned
+        self.replaced: dict[int, int] = {}         # row -> the row that replaced it (or took it in)
+        self.last_turn: int | None = None
 
     def __len__(self) -> int:
         return int(np.count_nonzero(self.table["live"]))
 
+    def now(self, now: datetime | None = None) -> datetime:
+        """``now`` if given, else the clock's time; naive UTC either way."""
+        return utc("now", now) if now is not None else utc("clock()", self.clock())
+
     def store(self, text: str, memory_type: str = "general", importance: float = 0.5,
-              timestamp: datetime | None = None, **metadata) -> int:
-        """Remember ``text`` and return its row. Every check runs before anything changes."""
+              timestamp: datetime | None = None, **metadata) -> list[Change]:
+        """Remember ``text``: an ADD (+ the DELETE of a fact it replaces), or a NOOP for a fact already held."""
         require_text("text", text)
         require_text("memory_type", memory_type)
         importance = require_fraction("importance", importance)
-        when = require_datetime("timestamp", timestamp) or self.clock()
+        when = utc("timestamp", timestamp) if timestamp is not None else self.now()
         require_labels(metadata)
+        rows = self.keys.get((metadata.get("user_id"), fact_key(text)), []) if memory_type == "fact" else []
+        if rows and rows[-1] not in self.retired and self.texts[rows[-1]].lower().split() == text.lower().split():
+            return [Change("NOOP", f"s{rows[-1]}", text, reason="already stored")]
         vector = self.embedder.embed([text])[0]
         row = self._append(text, memory_type, vector, {**metadata, "timestamp": when.isoformat()},
                            importance=importance, created=epoch_us(when), accessed=epoch_us(when), recalls=0)
-        if memory_type == "fact":       # a new value for a key retires the old one
-            rows = self.keys.setdefault((metadata.get("user_id"), fact_key(text)), [])
-            if rows:
-                self._retire(rows[-1], f"replaced by #{row}")
-            rows.append(row)
-        return row
+        return [Change("ADD", f"s{row}", text, reason=f"new {memory_type}"), *self._keyed(row)]
 
-    def _append(self, text, memory_type, vector, metadata, **numbers) -> int:
+    def _append(self, text: str, memory_type: str, vector, metadata: dict, **numbers) -> int:
         thread = (metadata.get("user_id"), metadata.get("session_id"), memory_type)
         previous = -1 if memory_type == "fact" else self.threads.get(thread, -1)   # facts stand alone
-        labels = {k: v for k, v in metadata.items() if k != "timestamp"}
-        row = self.table.append(vector, {**labels, "memory_type": memory_type},
+        row = self.table.append(vector, {**{k: v for k, v in metadata.items() if k != "timestamp"},
+                                         "memory_type": memory_type},
                                 **{"previous": previous, "live": True, **numbers})
         self.lexical.add(content_words(text))
         self.texts.append(text)
@@ -109,31 +195,88 @@ class SemanticMemoryStore:
             self.threads[thread] = row
         return row
 
-    def _retire(self, row: int, why: str) -> None:
-        self.table["live"][row] = False
-        self.lexical.remove(row)
-        self.retired[row] = why
+    def _keyed(self, row: int) -> list[Change]:
+        """File a fact under its key; the value it replaces is retired (returned as a DELETE)."""
+        if self.types[row] != "fact":
+            return []
+        rows = self.keys.setdefault((self.metadata[row].get("user_id"), fact_key(self.texts[row])), [])
+        if row in rows:
+            return []
+        rows.append(row)
+        if len(rows) < 2 or rows[-2] in self.retired:
+            return []
+        self.replaced[rows[-2]] = row
+        return [self._retire(rows[-2], f"replaced by s{row}")]
 
-    def remember(self, turn: str, *, importance: float = 0.5, timestamp=None, **metadata) -> list[int]:
-        """Extract the atomic facts of a user turn and store each one as a ``fact``."""
-        from teachmem.llm.extract import extract_facts
+    def _retire(self, row: int, why: str) -> Change:
+        self.table["live"][row], self.retired[row] = False, why
+        self.lexical.remove(row)
+        return Change("DELETE", f"s{row}", self.texts[row], reason=why)
+
+    def remember(self, turn: str, *, importance: float = 0.5, timestamp=None, **metadata) -> list[Change]:
+        """Store each fact extracted from a user turn; its Change carries the ``span`` of the turn it came from."""
         require_text("turn", turn)
-        return [self.store(f, "fact", importance, timestamp, **metadata) for f in extract_facts(turn)]
+        return [replace(c, span=None if c.event == "DELETE" else locate(fact, turn))
+                for fact in extract_facts(turn) for c in self.store(fact, "fact", importance, timestamp, **metadata)]
+
+    def row(self, id: str) -> int:
+        """The row of memory ``id`` ("s3" -> 3); an unknown id is a KeyError naming it."""
+        if not re.fullmatch(r"s(0|[1-9]\d*)", require_text("id", id)) or int(id[1:]) >= len(self.texts):
+            raise KeyError(f"no memory with id {id!r}")
+        return int(id[1:])
+
+    def get(self, id: str) -> dict:
+        """Memory ``id``: its text, type, importance, metadata, and whether it is live (else why not)."""
+        r = self.row(id)
+        return {"id": id, "text": self.texts[r], "memory_type": self.types[r], "metadata": dict(self.metadata[r]),
+                "importance": float(self.table["importance"][r]), "retired": self.retired.get(r)}
+
+    def update(self, id: str, text: str) -> list[Change]:
+        """Rewrite a live memory: re-embedded, re-indexed, what it said kept in ``history(id)``."""
+        r = self.row(id)
+        require_text("text", text)
+        if r in self.retired:
+            raise ValueError(f"memory {id!r} is retired ({self.retired[r]}); update a live one")
+        self.table.set_vector(r, self.embedder.embed([text])[0])
+        self.lexical.remove(r)
+        self.lexical.add(content_words(text), r)
+        previous, self.texts[r] = self.texts[r], text
+        self.edits.setdefault(r, []).append(previous)
+        if self.types[r] == "fact" and fact_key(text) != fact_key(previous):     # now about something else
+            self.keys = {key: [x for x in rows if x != r] for key, rows in self.keys.items()}
+        return [Change("UPDATE", id, text, previous=previous, reason="updated"), *self._keyed(r)]
+
+    def delete(self, id: str) -> list[Change]:
+        """Retire memory ``id`` (kept as history, never returned); a NOOP if it already was."""
+        r = self.row(id)
+        return [Change("NOOP", id, self.texts[r], reason=f"already retired: {self.retired[r]}") if r in self.retired
+                else self._retire(r, "deleted")]
+
+    def history(self, id_or_fact: str, user_id: str | None = None) -> list[tuple[str, bool]]:
+        """``(text, live?)`` oldest first: what memory ``id`` said and what replaced it, or every fact under a key."""
+        require_text("id_or_fact", id_or_fact)
+        require_labels({"user_id": user_id})
+        rows = self.keys.get((user_id, fact_key(id_or_fact)), [])
+        if re.fullmatch(r"s(0|[1-9]\d*)", id_or_fact):
+            rows = [self.row(id_or_fact)]
+            while rows[-1] in self.replaced:        # a newer row replaced it or took it in
+                rows.append(self.replaced[rows[-1]])
+        return [entry for r in rows for entry in [(t, False) for t in self.edits.get(r, [])]
+                + [(self.texts[r], r not in self.retired)]]
 
     def scores(self, query: str, now: datetime | None = None, **filters) -> tuple[dict, np.ndarray]:
         """Every part of every memory's score (arrays, one entry per row) and the candidate mask."""
         require_text("query", query)
-        require_labels({k: list(v) if isinstance(v, (tuple, set, frozenset)) else v for k, v in filters.items()})
-        now_us, t = epoch_us(require_datetime("now", now) or self.clock()), self.table
+        require_labels({k: list(v) if isinstance(v, (tuple, set, frozenset)) else v for k, v in filters.items()}, True)
+        now_us, t = epoch_us(self.now(now)), self.table
         mask = t["live"] & t.mask(filters) if filters else t["live"].copy()
         cosine = t.matrix @ self.embedder.embed([query])[0]
         lexical = self.lexical.scores(content_words(query), t.size)
         match = hybrid_relevance(lexical, cosine, self.lexical_weight, mask)
         relevance = thread_relevance(match, t["previous"], self.reply_weight)
-        score = SCORINGS[self.scoring]
-        when = time_signals(t["created"], t["accessed"], t["recalls"], now_us, score.needs)
-        parts = score(relevance=relevance, importance=t["importance"], mask=mask,
-                      decay_rate=self.decay_rate, **when)
+        when = time_signals(t["created"], t["accessed"], t["recalls"], now_us)
+        parts = SCORINGS[self.scoring](relevance=relevance, importance=t["importance"], mask=mask,
+                                       decay_rate=self.decay_rate, **when)
         return {"lexical": lexical, "cosine": cosine, "match": match, **parts}, mask
 
     def explain(self, query: str, top_k: int = 3, now: datetime | None = None, **filters) -> list[dict]:
@@ -151,57 +294,107 @@ class SemanticMemoryStore:
         return [(h["score"], h["text"], h["memory_type"]) for h in hits]
 
     def _recall(self, rows: list[int], now: datetime | None = None) -> None:
-        self.table["accessed"][rows] = epoch_us(now or self.clock())
+        self.table["accessed"][rows] = epoch_us(self.now(now))
         self.table["recalls"][rows] += 1
 
-    def history(self, fact: str, user_id=None) -> list[tuple[str, bool]]:
-        """Every fact stored under ``fact``'s key, oldest first, each with "still live?"."""
-        require_text("fact", fact)
-        require_labels({"user_id": user_id})
-        return [(self.texts[r], r not in self.retired) for r in self.keys.get((user_id, fact_key(fact)), [])]
+    def consolidate(self, threshold: float = 0.9) -> list[Change]:
+        """Merge live near-duplicates (cosine >= ``threshold``; same user and type, not facts) into the newest
+        copy (highest importance, total recalls, ``merged_from``): a DELETE each, an UPDATE of the one kept."""
+        require_fraction("threshold", threshold)
+        t, ids = self.table, dict[tuple, int]()          # one group per (user, memory type): only those are compared
+        group = np.array([ids.setdefault((m.get("user_id"), k), len(ids))
+                          for m, k in zip(self.metadata, self.types, strict=True)])
+        rows = np.flatnonzero(t["live"] & (np.array(self.types, dtype=object) != "fact"))
+        changes = []
+        for cluster in near_duplicate_groups(t.matrix, rows, group, threshold):
+            keep, merged, taken = cluster[-1], cluster[:-1], [f"s{r}" for r in cluster[:-1]]
+            self.replaced.update(dict.fromkeys(merged, keep))
+            changes += [self._retire(r, f"merged into s{keep}") for r in merged]
+            t["importance"][keep] = t["importance"][cluster].max()
+            t["recalls"][keep] = t["recalls"][cluster].sum()
+            self.metadata[keep]["merged_from"] = self.metadata[keep].get("merged_from", []) + taken
+            changes.append(Change("UPDATE", f"s{keep}", self.texts[keep], reason=f"took in {', '.join(taken)}: "
+                                  f"importance {t['importance'][keep]:.2f}, {t['recalls'][keep]} recalls"))
+        return changes
 
-    def consolidate(self, threshold: float = 0.9) -> list[tuple[int, list[int]]]:
-        """Merge live near-duplicates (same user, same type, not facts) into the newest copy, which keeps
-        their highest importance and total recalls. Returns ``(kept row, merged rows)`` pairs."""
-        return merge_near_duplicates(self, threshold)
+    def prune(self, max_age_days: int = 90, now: datetime | None = None) -> list[Change]:
+        """Retire live memories older than ``max_age_days`` that were never recalled (DELETEs)."""
+        require_positive_int("max_age_days", max_age_days)
+        now_us, t = epoch_us(self.now(now)), self.table
+        stale = np.flatnonzero(t["live"] & (t["recalls"] == 0) & (now_us - t["created"] > max_age_days * DAY_US))
+        return [self._retire(r, "pruned: stale and never recalled") for r in stale.tolist()]
 
-    def prune(self, max_age_days: int = 90, now: datetime | None = None) -> list[int]:
-        """Retire live memories older than ``max_age_days`` that were never recalled."""
-        return prune_stale(self, max_age_days, now)
+    def erase(self, pattern: re.Pattern) -> list[Change]:
+        """Remove every memory whose text, old text or metadata ``pattern`` matches; its row stays a tombstone."""
+        if not isinstance(pattern, re.Pattern):
+            raise TypeError(f"pattern must be a compiled re.Pattern, got {type(pattern).__name__}")
+        rows = [r for r, text in enumerate(self.texts) if text and any(map(pattern.search, [
+            text, *self.edits.get(r, []), *map(str, self.metadata[r].values())]))]
+        changes = [Change("DELETE", f"s{r}", pattern.sub("[forgotten]", self.texts[r]), reason="erased") for r in rows]
+        for r in rows:
+            self._retire(r, "forgotten")
+            self.texts[r], self.retired[r], self.metadata[r] = "", "forgotten", {
+                "timestamp": self.metadata[r]["timestamp"], "forgotten": True}
+            self.edits.pop(r, None)
+            self.table.set_vector(r, np.zeros(self.table.dim, dtype=np.float32))
+            self.table.clear_labels(r)
+        kept = {uk: [r for r in old if self.texts[r]] for uk, old in self.keys.items() if not pattern.search(uk[1])}
+        self.keys = {uk: old for uk, old in kept.items() if old}
+        self.threads = {thread: r for thread, r in self.threads.items() if self.texts[r]}
+        if changes and callable(getattr(self.embedder, "clear_cache", None)):
+            self.embedder.clear_cache()          # a hashing embedder's cache holds the words it saw
+        return changes
 
-    # The Memory protocol every strategy shares: each message becomes one memory.
-    def add(self, role: str, content: str, *, turn: int | None = None, timestamp=None) -> None:
-        message = next_message(role, content, turn, timestamp, after=self.last_turn)
-        self.last_turn = message.turn
-        if content.strip():
-            self.store(f"{role}: {content}", "message", timestamp=timestamp, role=role, turn=message.turn)
+    def provenance(self) -> list[dict]:
+        """Every memory held (retired ones as history): id, type, text, turn, timestamp, confidence."""
+        return [{"id": f"s{r}", "text": x, "memory_type": k if r not in self.retired else f"{k} (history)",
+                 "turn": m.get("turn", m.get("source_turn")), "timestamp": m["timestamp"],
+                 "confidence": m.get("confidence", 1.0 if k == "message" else None)}
+                for r, (x, k, m) in enumerate(zip(self.texts, self.types, self.metadata, strict=True)) if x]
+
+    def add(self, role: str, content: str, *, turn: int | None = None, timestamp=None) -> list[Change]:
+        """Store a chat message as a ``message`` memory; a refused one changes nothing, not even ``last_turn``."""
+        require_role("role", role)
+        require_text("content", content, allow_empty=True)
+        turn = require_turn("turn", turn, self.last_turn)
+        when = None if timestamp is None else utc("timestamp", timestamp)
+        changes = self.store(f"{role}: {content}", "message", timestamp=when, role=role, turn=turn) \
+            if content.strip() else []
+        self.last_turn = turn
+        return changes
 
     def context(self, query: str | None = None) -> list[dict]:
-        if query is not None:
-            require_text("query", query, allow_empty=True)
-        if not query or not query.strip() or not len(self):
+        """The memories most relevant to ``query`` as one system message of quoted data."""
+        if query is None or not require_text("query", query, allow_empty=True).strip() or not len(self):
             return []
-        # The query is the message just added, so its own memory ("user: <query>") would always
-        # come first: an echo of text the prompt already holds, not a memory. Skip it, asking
-        # for more candidates only when echoes crowd out the top k.
-        k = self.context_top_k + 1
-        while True:
-            hits = [h for h in self.explain(query, k) if h["text"].partition(": ")[2] != query]
-            if len(hits) >= self.context_top_k or k >= len(self):
-                break
-            k *= 2
-        hits = hits[:self.context_top_k]
-        if not hits:                  # the echo was all there was
-            return []
+        # The query is the message just added: skip its echo ("user: <query>"), the prompt already holds it.
+        echoes = sum(text.partition(": ")[2] == query for text in self.texts)
+        hits = [h for h in self.explain(query, self.context_top_k + echoes)
+                if h["text"].partition(": ")[2] != query][:self.context_top_k]
         self._recall([h["row"] for h in hits])
-        lines = [f"- {h['text']}" for h in hits]
-        return [{"role": "system", "content": "Relevant memories:\n" + "\n".join(lines)}]
+        return [{"role": "system", "content": fenced("Relevant memories", [quote(h["text"]) for h in hits])}] \
+            if hits else []
 
     def to_state(self) -> dict:
         """Everything as JSON-ready data, vectors included (as lists), and the clock's time."""
-        return semantic_state(self, SETTINGS)
+        rows = [{"text": x, "memory_type": k, "metadata": m, **self.table.row_state(r)}
+                for r, (x, k, m) in enumerate(zip(self.texts, self.types, self.metadata, strict=True))]
+        return {**{name: getattr(self, name) for name in SETTINGS}, "embedder": self.embedder.config(),
+                "now": self.now().isoformat(), "last_turn": self.last_turn, "memories": rows,
+                "retired": [[r, why] for r, why in sorted(self.retired.items())],
+                "keys": [[user, key, rows] for (user, key), rows in self.keys.items()],
+                "edits": sorted(map(list, self.edits.items())), "replaced": sorted(map(list, self.replaced.items()))}
 
     @classmethod
     def from_state(cls, state: dict, *, embedder=None, clock=None) -> "SemanticMemoryStore":
-        """Rebuild a store saved by ``to_state``; its clock resumes at the saved time."""
-        return semantic_from_state(cls, state, SETTINGS, embedder=embedder, clock=clock)
+        """Rebuild a store saved by ``to_state`` (every id stays); its clock resumes at the saved time."""
+        store = cls(**{name: state[name] for name in SETTINGS}, clock=clock or ManualClock(datetime.fromisoformat(
+            state["now"])), embedder=embedder if embedder is not None else embedder_from_config(state["embedder"]))
+        for m in state["memories"]:
+            store._append(m["text"], m["memory_type"], np.asarray(m["vector"], np.float32), dict(m["metadata"]),
+                          **m["numbers"])
+        for row, why in state["retired"]:
+            store._retire(row, why)
+        store.last_turn, store.keys = state["last_turn"], {(u, key): list(rows) for u, key, rows in state["keys"]}
+        store.edits, store.replaced = dict(state.get("edits", [])), dict(state.get("replaced", []))
+        return store

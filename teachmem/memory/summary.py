@@ -33,10 +33,10 @@ from datetime import datetime
 from pathlib import Path
 
 from teachmem.core.change import Change
-from teachmem.core.text import fenced, quote
+from teachmem.core.text import fenced, quote, redact
 from teachmem.core.validate import require_int_at_least, require_positive_int, require_text
 from teachmem.llm import LLM, OfflineLLM, summarize
-from teachmem.memory.message import (Message, erase_messages, message_records, next_message, position, redact,
+from teachmem.memory.message import (Message, erase_messages, message_records, next_message, position,
                                      restore_messages)
 
 # The one place a summary lives: its id in every Change.
