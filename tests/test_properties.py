@@ -126,11 +126,6 @@ KNOWN: dict[tuple[str, str], str] = {
                                "'search' instead of a TypeError naming pattern",
     ("EntityMemory", "store"): "store(t='some text', turn=None, when='some text') raises AttributeError: 'str' "
                                "object has no attribute 'entity' instead of a TypeError naming t",
-    ("HybridMemoryManager", "forget"): "forget('some text') raises AttributeError: 'SemanticMemoryStore' object "
-                                       "has no attribute 'erase' (the long-term tier has no erase(pattern) yet)",
-    ("SemanticMemoryStore", "retrieve"): "retrieve('S', now=<an aware datetime>) raises TypeError \"can't subtract "
-                                         "offset-naive and offset-aware datetimes\": the raw now, not the value "
-                                         "require_datetime returns, reaches the recall update",
 }
 
 CASES = [pytest.param(cls, name, id=f"{cls.__name__}.{name}",
