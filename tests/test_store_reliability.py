@@ -21,6 +21,7 @@ from pathlib import Path
 
 import pytest
 
+import teachmem
 import teachmem.core.validate as validate
 from teachmem import ConversationBuffer, SemanticMemoryStore, SlidingWindowMemory
 from teachmem.core.clock import ManualClock
@@ -432,3 +433,12 @@ def test_find_and_raw_matches_see_a_text_however_its_whitespace_was_typed(tmp_pa
         db.delete_user("maya")
         db.compact()
         assert db.raw_matches("4111 1111 1111 1111") == 0
+
+
+def test_every_exported_strategy_is_registered_under_its_kind():
+    exported = [obj for obj in vars(teachmem).values() if isinstance(obj, type)
+                    and not getattr(obj, "_is_protocol", False) and callable(getattr(obj, "to_state", None))
+                    and callable(getattr(obj, "add", None)) and callable(getattr(obj, "context", None))]
+    assert len(exported) >= 7
+    for cls in exported:
+        assert strategy_class(cls.kind) is cls, cls
