@@ -11,8 +11,11 @@ Taught in notebooks/05_semantic_memory.ipynb.
 """
 from __future__ import annotations
 
+import math
 from datetime import datetime, timedelta
 from typing import Callable
+
+from teachmem.core.validate import require_datetime
 
 Clock = Callable[[], datetime]
 
@@ -21,12 +24,14 @@ EPOCH = datetime(2026, 1, 1, 9, 0)
 
 
 class ManualClock:
-    """A simulated clock: ``clock()`` reads it, ``advance`` and ``set`` move it."""
+    """A simulated clock: ``clock()`` reads it, ``advance`` and ``set`` move it.
+
+    Times are naive UTC: an aware ``start`` or ``when`` is converted.
+    Taught in notebooks/05_semantic_memory.ipynb.
+    """
 
     def __init__(self, start: datetime = EPOCH):
-        if not isinstance(start, datetime):
-            raise TypeError(f"start must be a datetime, got {type(start).__name__}")
-        self._now = start
+        self._now: datetime = require_datetime("start", start, allow_none=False)
 
     def __call__(self) -> datetime:
         return self._now
@@ -35,16 +40,31 @@ class ManualClock:
         return self._now
 
     def advance(self, days: float = 0, hours: float = 0, minutes: float = 0) -> datetime:
-        step = timedelta(days=days, hours=hours, minutes=minutes)
+        """Move the clock forward by ``days + hours + minutes``; returns the new time."""
+        step = timedelta(0)
+        for name, value, unit in (("days", days, timedelta(days=1)), ("hours", hours, timedelta(hours=1)),
+                                  ("minutes", minutes, timedelta(minutes=1))):
+            if isinstance(value, bool) or not isinstance(value, (int, float)):
+                raise TypeError(f"{name} must be a number, got {type(value).__name__}")
+            if not math.isfinite(value):
+                raise ValueError(f"{name} must be a finite number, got {value!r}")
+            try:
+                step += unit * value
+            except OverflowError:
+                raise ValueError(f"{name}={value!r} is too large a step for a clock "
+                                 f"(the latest time is {datetime.max})") from None
         if step < timedelta(0):
-            raise ValueError(f"a clock only moves forward; got a step of {step}")
-        self._now += step
+            raise ValueError(f"a clock only moves forward; days, hours and minutes add up to a step of {step}")
+        try:
+            self._now += step
+        except OverflowError:
+            raise ValueError(f"days={days!r}, hours={hours!r}, minutes={minutes!r} would move the clock "
+                             f"past the latest time a datetime can hold ({datetime.max})") from None
         return self._now
 
     def set(self, when: datetime) -> datetime:
-        if not isinstance(when, datetime):
-            raise TypeError(f"when must be a datetime, got {type(when).__name__}")
-        self._now = when
+        """Put the clock at ``when`` (any time, even an earlier one)."""
+        self._now = require_datetime("when", when, allow_none=False)
         return self._now
 
     def __repr__(self) -> str:

@@ -1,226 +1,63 @@
 """MemoryDB: every strategy's memory, per user, in one SQLite file.
 
-Seed 001 names the most common memory bug: the memory lives in a Python
-variable, the server restarts, and the user is silently forgotten. The fix is
-to treat memory like session data: a stateless process, a stateful store.
-``MemoryDB`` is that store, on the ``sqlite3`` module of the standard library
-(an embedded database: one file, no server).
+The most common memory bug: the memory lives in a Python variable, the server
+restarts, and the user is silently forgotten. The fix is to treat memory like
+session data: a stateless process, a stateful store. ``MemoryDB`` is that
+store, on the ``sqlite3`` module of the standard library (one file, no server).
 
-What it guarantees, and how:
-
-* **Exact round trips.** ``save`` writes ``memory.to_state()``; ``load`` calls
-  ``from_state`` on it, so after a reload ``context(q)`` is identical. States
-  must be JSON-ready (checked, with the path of the offending value).
-* **Vectors as BLOBs.** A list of 256 floats is ~5 kB of JSON text but 1 kB as
-  float32 bytes. Every ``"vector"`` / ``"embedding"`` list in a state is cut
-  out into the ``vectors`` table as a little-endian float32 BLOB (float64 when
-  float32 would not give back exactly the same numbers).
+* **Exact round trips.** ``save`` writes ``memory.to_state()`` (checked to be
+  JSON-ready and valid Unicode, naming the path of a bad value); ``load``
+  calls ``from_state``, so after a reload ``context(q)`` is identical.
+* **Vectors as BLOBs.** Every ``"vector"`` / ``"embedding"`` list is cut out
+  into the ``vectors`` table as float32 bytes (float64 when float32 would not
+  give back exactly the same numbers): 1 kB instead of ~5 kB of JSON.
 * **Transactions.** Each ``save``/``delete``/``update`` is one transaction;
   ``with db.batch():`` makes several one. A crash (even ``kill -9``) leaves
-  either all of a transaction or none of it.
-* **Concurrent writers.** WAL mode lets readers run beside a writer; writes
-  start with ``BEGIN IMMEDIATE`` so two processes queue for the write lock
-  (up to ``timeout`` seconds) instead of failing half way. ``update`` does a
-  read-modify-write inside one such transaction, so two processes adding to
-  the same user's memory lose nothing.
-* **A versioned schema.** ``PRAGMA user_version`` records the schema; a file
-  written by a newer teachmem is refused with a clear error, never guessed at.
+  all of a transaction or none of it.
+* **Concurrent processes.** WAL mode lets readers run beside a writer; writes
+  start with ``BEGIN IMMEDIATE`` so processes queue for the write lock (up to
+  ``timeout`` seconds). Opening checks and creates the schema in one such
+  transaction, retried while another process holds the file.
+* **Its own files only.** The header's ``application_id`` marks a teachmem
+  file and ``user_version`` its schema; a foreign or newer file is refused
+  before anything in it is changed.
+* **Read-only mode.** ``MemoryDB(path, read_only=True)`` opens the file with
+  SQLite's ``mode=ro`` and refuses every write.
 * **Deleting means deleting.** ``secure_delete`` zeroes freed space, and
-  ``compact()`` folds the write-ahead log back and truncates it, so a deleted
-  memory does not linger in the file's bytes.
+  ``compact()`` folds the write-ahead log back, so a deleted memory does not
+  linger in the file's bytes.
 
 Taught in notebooks/09_persistence_and_governance.ipynb.
 """
 from __future__ import annotations
 
-import importlib
+import inspect
 import json
 import math
 import os
 import re
-import sqlite3
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Callable
 
-import numpy as np
+from teachmem.core.text import forget_pattern
+from teachmem.core.validate import require_text, require_user_id
+from teachmem.lab.sqlite_file import APPLICATION_ID, SCHEMA_VERSION, SchemaVersionError, open_database
+from teachmem.lab.state_codec import (canonical_name, decode_state, encode_state, register_strategy, strategy_class,
+                                      strategy_name)
 
-from teachmem.core.validate import require_text
-
-__all__ = ["MemoryDB", "MemoryNotFound", "SchemaVersionError", "SCHEMA_VERSION", "register_strategy",
-           "strategy_class"]
-
-#: The schema this version of teachmem writes and understands.
-SCHEMA_VERSION = 1
-
-_SCHEMA = """
-CREATE TABLE memories (
-    id       INTEGER PRIMARY KEY,
-    user_id  TEXT NOT NULL,
-    name     TEXT NOT NULL,
-    strategy TEXT NOT NULL,          -- a registered class name, never an import path
-    state    TEXT NOT NULL,          -- to_state() as JSON, vectors replaced by {"$vector": n}
-    revision INTEGER NOT NULL,       -- 1 on the first save, +1 on every save after
-    UNIQUE (user_id, name)
-);
-CREATE TABLE vectors (
-    memory_id INTEGER NOT NULL REFERENCES memories(id) ON DELETE CASCADE,
-    position  INTEGER NOT NULL,
-    dtype     TEXT NOT NULL CHECK (dtype IN ('<f4', '<f8')),
-    data      BLOB NOT NULL,
-    PRIMARY KEY (memory_id, position)
-);
-"""
-
-_VECTOR_KEYS = ("vector", "embedding")
-_PLACEHOLDER = "$vector"
-
-# Strategies the database may rebuild, by class name. The module is imported
-# only when needed; a name read from the file is looked up here, so a
-# database can never make teachmem import arbitrary code.
-_STRATEGIES: dict[str, str | type] = {
-    "ConversationBuffer": "teachmem.memory.buffer",
-    "SlidingWindowMemory": "teachmem.memory.window",
-    "TokenBudgetWindow": "teachmem.memory.token_window",
-    "SummaryMemory": "teachmem.memory.summary",
-    "EntityMemory": "teachmem.memory.entity",
-    "SemanticMemoryStore": "teachmem.memory.semantic",
-    "HybridMemoryManager": "teachmem.memory.hybrid",
-}
+__all__ = ["APPLICATION_ID", "MemoryDB", "MemoryNotFound", "SchemaVersionError", "SCHEMA_VERSION",
+           "register_strategy", "strategy_class"]
 
 
 class MemoryNotFound(KeyError):
-    """``load`` asked for a memory that was never saved (or was deleted).
-
-    Taught in notebooks/09_persistence_and_governance.ipynb.
-    """
+    """``load`` asked for a memory that was never saved (or was deleted): a ``KeyError``."""
 
     def __str__(self) -> str:   # KeyError would print the message with quotes around it
         return str(self.args[0])
 
 
-class SchemaVersionError(RuntimeError):
-    """The file was written with a schema this teachmem does not know.
-
-    Taught in notebooks/09_persistence_and_governance.ipynb.
-    """
-
-
-def register_strategy(cls: type) -> type:
-    """Let ``MemoryDB`` save and load your own strategy class (usable as a decorator).
-
-    The class needs ``to_state()`` and a ``from_state`` classmethod.
-    Taught in notebooks/09_persistence_and_governance.ipynb.
-    """
-    if not isinstance(cls, type) or not callable(getattr(cls, "to_state", None)) \
-            or not callable(getattr(cls, "from_state", None)):
-        raise TypeError(f"cls must be a class with to_state() and from_state(), got {cls!r}")
-    known = _STRATEGIES.get(cls.__name__)
-    if known is not None and known is not cls and not isinstance(known, str):
-        raise ValueError(f"another class named {cls.__name__!r} is already registered")
-    _STRATEGIES[cls.__name__] = cls
-    return cls
-
-
-def strategy_class(name: str) -> type:
-    """The registered class called ``name`` (imported on first use).
-
-    Taught in notebooks/09_persistence_and_governance.ipynb.
-    """
-    target = _STRATEGIES.get(name)
-    if target is None:
-        raise ValueError(f"unknown strategy {name!r}; known: {sorted(_STRATEGIES)} "
-                         "(register your own with teachmem.lab.store.register_strategy)")
-    if isinstance(target, str):
-        target = _STRATEGIES[name] = getattr(importlib.import_module(target), name)
-    return target
-
-
-def _strategy_name(memory) -> str:
-    """The registry name of ``memory``'s class, refusing look-alikes.
-
-    A notebook's own ``ConversationBuffer`` is not the library's: saving it
-    under that name would load back as a different class.
-    """
-    name = type(memory).__name__
-    if not callable(getattr(memory, "to_state", None)):
-        raise TypeError(f"memory must have a to_state() method, got {name}")
-    try:
-        registered = strategy_class(name)
-    except (ValueError, ImportError, AttributeError):
-        registered = None
-    if registered is not type(memory):
-        raise TypeError(f"memory's class {type(memory).__module__}.{name} is not a registered strategy; "
-                        "register it with teachmem.lab.store.register_strategy")
-    return name
-
-
-def _split_vectors(state) -> tuple[str, list[np.ndarray]]:
-    """JSON text of ``state`` with every vector cut out, and the vectors.
-
-    Also checks that the state is JSON-ready, naming the path of a bad value.
-    """
-    vectors: list[np.ndarray] = []
-
-    def walk(value, path: str):
-        if isinstance(value, dict):
-            if _PLACEHOLDER in value:
-                raise ValueError(f"state{path} uses the reserved key {_PLACEHOLDER!r}")
-            out = {}
-            for key, item in value.items():
-                if not isinstance(key, str):
-                    raise TypeError(f"state{path} has a {type(key).__name__} key {key!r}; JSON keys are str")
-                if key in _VECTOR_KEYS and _is_vector(item):
-                    out[key] = {_PLACEHOLDER: len(vectors)}
-                    vectors.append(_pack(item))
-                else:
-                    out[key] = walk(item, f"{path}[{key!r}]")
-            return out
-        if isinstance(value, list):
-            return [walk(item, f"{path}[{i}]") for i, item in enumerate(value)]
-        if isinstance(value, float) and not math.isfinite(value):
-            raise ValueError(f"state{path} is {value!r}; JSON has no NaN or infinity")
-        if value is None or isinstance(value, (str, int, float, bool)):
-            return value
-        raise TypeError(f"state{path} is a {type(value).__name__}; to_state() must return "
-                        "only dict, list, str, int, float, bool and None")
-
-    skeleton = walk(state, "")
-    if not isinstance(skeleton, dict):
-        raise TypeError(f"to_state() must return a dict, got {type(state).__name__}")
-    return json.dumps(skeleton, ensure_ascii=False, separators=(",", ":"), sort_keys=True), vectors
-
-
-def _is_vector(value) -> bool:
-    return (isinstance(value, list) and len(value) > 0
-            and all(isinstance(x, (int, float)) and not isinstance(x, bool) and math.isfinite(x) for x in value))
-
-
-def _pack(numbers: list) -> np.ndarray:
-    """float32 when that gives back exactly the same numbers, else float64."""
-    exact = np.asarray(numbers, dtype="<f8")
-    small = exact.astype("<f4")
-    return small if np.array_equal(small.astype("<f8"), exact) else exact
-
-
-def _restore_vectors(value, vectors: list[list[float]]):
-    if isinstance(value, dict):
-        if set(value) == {_PLACEHOLDER}:
-            return vectors[value[_PLACEHOLDER]]
-        return {k: _restore_vectors(v, vectors) for k, v in value.items()}
-    if isinstance(value, list):
-        return [_restore_vectors(v, vectors) for v in value]
-    return value
-
-
-def _compile(text_or_pattern) -> re.Pattern:
-    """A literal string matches case-insensitively; a compiled pattern as it is."""
-    if isinstance(text_or_pattern, re.Pattern):
-        if not isinstance(text_or_pattern.pattern, str):
-            raise TypeError("text_or_pattern must be a str pattern, not a bytes pattern")
-        return text_or_pattern
-    require_text("text_or_pattern", text_or_pattern)
-    return re.compile(re.escape(text_or_pattern), re.IGNORECASE)
+_JSON_WHITESPACE = re.compile(r"\\[nrt]")
 
 
 def _strings(value):
@@ -235,64 +72,35 @@ def _strings(value):
         yield value
 
 
+def _damaged(user_id: str, name: str, what: str) -> ValueError:
+    return ValueError(f"the memory {name!r} saved for user {user_id!r} is damaged: {what}")
+
+
 class MemoryDB:
     """Save and load any strategy's memory, per user, in one SQLite file.
 
-    ``path`` is a file (created if missing) or ``":memory:"`` for a throwaway
-    database. One ``MemoryDB`` per process (or thread); many processes may
-    open the same file at once. ``timeout`` is how long a writer waits for
-    another writer's transaction before ``sqlite3.OperationalError``.
+    ``path`` is a file (created if missing, in a folder that exists) or
+    ``":memory:"`` for a throwaway database. One ``MemoryDB`` per process (or
+    thread); many processes may open the same file at once. ``timeout`` is
+    how long to wait for another process's write before giving up with
+    ``sqlite3.OperationalError``. ``read_only=True`` never creates or
+    changes the file and refuses every write with a ``PermissionError``.
 
     Taught in notebooks/09_persistence_and_governance.ipynb.
     """
 
-    def __init__(self, path: str | os.PathLike, *, timeout: float = 30.0):
+    def __init__(self, path: str | os.PathLike, *, timeout: float = 30.0, read_only: bool = False):
         if not isinstance(path, (str, os.PathLike)):
             raise TypeError(f"path must be a str or a path, got {type(path).__name__}")
-        if isinstance(timeout, bool) or not isinstance(timeout, (int, float)) or not 0 <= timeout < math.inf:
+        if isinstance(timeout, bool) or not isinstance(timeout, (int, float)):
+            raise TypeError(f"timeout must be a number of seconds, got {type(timeout).__name__}")
+        if not 0 <= timeout < math.inf:
             raise ValueError(f"timeout must be a number of seconds >= 0, got {timeout!r}")
-        self.path = os.fspath(path)
-        if self.path != ":memory:" and Path(self.path).is_dir():
-            raise ValueError(f"path must be a file, got the directory {self.path!r}")
-        self._conn = sqlite3.connect(self.path, timeout=timeout, isolation_level=None)
+        if not isinstance(read_only, bool):
+            raise TypeError(f"read_only must be a bool, got {type(read_only).__name__}")
+        self.path, self.read_only = os.fspath(path), read_only
+        self._conn, self.journal_mode = open_database(self.path, float(timeout), read_only)
         self._depth = 0     # how many transactions/savepoints are open
-        try:
-            self._check_schema()       # before changing anything in a file that may not be ours
-            # WAL: readers never block the writer; one commit is one append.
-            self.journal_mode = self._conn.execute("PRAGMA journal_mode=WAL").fetchone()[0]
-            self._conn.execute("PRAGMA synchronous=FULL")      # committed means on disk
-            self._conn.execute("PRAGMA secure_delete=ON")      # freed bytes are zeroed
-            self._conn.execute("PRAGMA foreign_keys=ON")
-            if self.schema_version == 0:
-                self._create_schema()
-        except sqlite3.DatabaseError as err:
-            self._conn.close()
-            if isinstance(err, sqlite3.OperationalError) and "locked" in str(err):
-                raise
-            raise ValueError(f"cannot open {self.path!r} as a teachmem memory database: {err}") from None
-        except BaseException:
-            self._conn.close()
-            raise
-
-    # ------------------------------------------------------------ schema
-    def _check_schema(self) -> None:
-        version = self.schema_version
-        if version > SCHEMA_VERSION:
-            raise SchemaVersionError(
-                f"{self.path!r} has memory schema version {version}, newer than the version {SCHEMA_VERSION} "
-                "this teachmem understands; upgrade teachmem to read it (nothing was changed)")
-        tables = [r[0] for r in self._conn.execute("SELECT name FROM sqlite_master WHERE type='table'")]
-        if version == 0 and tables:
-            raise ValueError(f"{self.path!r} is an SQLite database but not a teachmem one "
-                             f"(it has tables {sorted(tables)}); nothing was changed")
-
-    def _create_schema(self) -> None:
-        with self._write():     # two processes may create at once: hold the lock, then look again
-            if self.schema_version == 0:
-                for statement in _SCHEMA.split(";"):
-                    if statement.strip():
-                        self._conn.execute(statement)
-                self._conn.execute(f"PRAGMA user_version={SCHEMA_VERSION}")
 
     @property
     def schema_version(self) -> int:
@@ -300,13 +108,15 @@ class MemoryDB:
 
     # ------------------------------------------------------------ transactions
     @contextmanager
-    def _write(self):
+    def _write(self, what: str):
         """One transaction (the outermost) or a savepoint inside one (nested).
 
         ``BEGIN IMMEDIATE`` takes the write lock at the start: a transaction
         that reads first and asks for the lock later can find that another
         process wrote in between, and SQLite then fails it at once.
         """
+        if self.read_only:
+            raise PermissionError(f"{what} writes, and {self.path!r} was opened with read_only=True")
         outer = self._depth == 0
         self._conn.execute("BEGIN IMMEDIATE" if outer else f"SAVEPOINT sp{self._depth}")
         self._depth += 1
@@ -329,13 +139,13 @@ class MemoryDB:
     @contextmanager
     def batch(self):
         """``with db.batch(): ...``: every save and delete inside commits together, or not at all."""
-        with self._write():
+        with self._write("batch()"):
             yield self
 
     # ------------------------------------------------------------ checks
     @staticmethod
     def _ids(user_id, name="default") -> tuple[str, str]:
-        return require_text("user_id", user_id), require_text("name", name)
+        return require_user_id("user_id", user_id), require_text("name", name)
 
     # ------------------------------------------------------------ save / load
     def save(self, memory, *, user_id: str, name: str = "default") -> int:
@@ -345,9 +155,12 @@ class MemoryDB:
         serialised before the transaction starts, so a bad call writes nothing.
         """
         user_id, name = self._ids(user_id, name)
-        strategy = _strategy_name(memory)
-        text, vectors = _split_vectors(memory.to_state())
-        with self._write():
+        strategy = strategy_name(memory)
+        try:
+            text, vectors = encode_state(memory.to_state())
+        except (TypeError, ValueError) as err:
+            raise type(err)(f"memory cannot be saved: {err}") from None
+        with self._write("save()"):
             row = self._conn.execute("SELECT id, revision FROM memories WHERE user_id=? AND name=?",
                                      (user_id, name)).fetchone()
             if row is None:
@@ -372,9 +185,12 @@ class MemoryDB:
                                  (user_id, name)).fetchone()
         if row is None:
             raise MemoryNotFound(f"no memory named {name!r} is saved for user {user_id!r}")
-        vectors = [np.frombuffer(data, dtype=dtype).tolist() for dtype, data in self._conn.execute(
-            "SELECT dtype, data FROM vectors WHERE memory_id=? ORDER BY position", (row[0],))]
-        return row[1], _restore_vectors(json.loads(row[2]), vectors)
+        try:
+            state = decode_state(row[2], self._conn.execute(
+                "SELECT dtype, data FROM vectors WHERE memory_id=? ORDER BY position", (row[0],)).fetchall())
+        except ValueError as err:     # the file was edited by hand or by another program
+            raise _damaged(user_id, name, str(err)) from None
+        return canonical_name(row[1]), state
 
     def load(self, *, user_id: str, name: str = "default", **from_state_options):
         """Rebuild the memory saved for ``user_id`` under ``name``.
@@ -385,7 +201,17 @@ class MemoryDB:
         to handle, not an empty memory to hand out silently.
         """
         strategy, state = self.load_state(user_id=user_id, name=name)
-        return strategy_class(strategy).from_state(state, **from_state_options)
+        cls = strategy_class(strategy)
+        try:     # a wrong option is the caller's mistake, not damage in the file
+            inspect.signature(cls.from_state).bind(state, **from_state_options)
+        except TypeError as err:
+            raise TypeError(f"from_state_options do not fit {cls.__qualname__}.from_state: {err}") from None
+        try:
+            return cls.from_state(state, **from_state_options)
+        except KeyError as err:
+            raise _damaged(user_id, name, f"its state has no key {err.args[0]!r}") from err
+        except (TypeError, ValueError, AttributeError, IndexError) as err:
+            raise _damaged(user_id, name, f"{type(err).__name__}: {err}") from err
 
     def update(self, change: Callable, *, user_id: str, name: str = "default", create: Callable | None = None,
                **from_state_options):
@@ -400,7 +226,7 @@ class MemoryDB:
         if create is not None and not callable(create):
             raise TypeError(f"create must be callable or None, got {type(create).__name__}")
         user_id, name = self._ids(user_id, name)
-        with self._write():
+        with self._write("update()"):
             if create is not None and not self.exists(user_id=user_id, name=name):
                 memory = create()
             else:
@@ -428,25 +254,26 @@ class MemoryDB:
 
     def names(self, *, user_id: str) -> list[str]:
         """The names of ``user_id``'s saved memories, sorted."""
-        require_text("user_id", user_id)
+        require_user_id("user_id", user_id)
         return [r[0] for r in self._conn.execute("SELECT name FROM memories WHERE user_id=? ORDER BY name",
                                                  (user_id,))]
 
     def listing(self) -> list[tuple[str, str, str, int]]:
         """``(user_id, name, strategy, revision)`` for every saved memory, sorted."""
-        return [tuple(r) for r in self._conn.execute(
+        return [(u, n, canonical_name(s), r) for u, n, s, r in self._conn.execute(
             "SELECT user_id, name, strategy, revision FROM memories ORDER BY user_id, name")]
 
     def find(self, text_or_pattern, *, user_id: str | None = None) -> list[tuple[str, str]]:
         """``(user_id, name)`` of every saved memory whose state mentions ``text_or_pattern``.
 
-        A plain string matches case-insensitively; pass ``re.compile(...)``
+        A plain string matches in any case and with any whitespace between its
+        words (``"4111 1111"`` finds ``"4111  1111"``); pass ``re.compile(...)``
         for a pattern. With ``user_id``, only that user's memories are searched.
         """
-        pattern = _compile(text_or_pattern)
-        query, args = "SELECT user_id, name, state FROM memories", ()
+        pattern = forget_pattern(text_or_pattern)   # any case, any whitespace between words
+        query, args = "SELECT user_id, name, state FROM memories", ()   # type: tuple[str, tuple]
         if user_id is not None:
-            query, args = query + " WHERE user_id=?", (require_text("user_id", user_id),)
+            query, args = query + " WHERE user_id=?", (require_user_id("user_id", user_id),)
         return sorted((u, n) for u, n, state in self._conn.execute(query, args)
                       if any(pattern.search(s) for s in _strings(json.loads(state))))
 
@@ -454,14 +281,14 @@ class MemoryDB:
     def delete(self, *, user_id: str, name: str = "default") -> bool:
         """Delete one memory; True if there was one."""
         user_id, name = self._ids(user_id, name)
-        with self._write():
+        with self._write("delete()"):
             return self._conn.execute("DELETE FROM memories WHERE user_id=? AND name=?",
                                       (user_id, name)).rowcount > 0
 
     def delete_user(self, user_id: str) -> int:
         """Delete every memory of ``user_id``; returns how many there were."""
-        require_text("user_id", user_id)
-        with self._write():
+        require_user_id("user_id", user_id)
+        with self._write("delete_user()"):
             return self._conn.execute("DELETE FROM memories WHERE user_id=?", (user_id,)).rowcount
 
     # ------------------------------------------------------------ the file itself
@@ -471,6 +298,8 @@ class MemoryDB:
         After deleting, old page images can still sit in the ``-wal`` file and
         in free pages. This leaves only live data on disk.
         """
+        if self.read_only:
+            raise PermissionError(f"compact() writes, and {self.path!r} was opened with read_only=True")
         if self._depth:
             raise RuntimeError("compact() cannot run inside a batch")
         self._conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
@@ -489,10 +318,12 @@ class MemoryDB:
         A check below the SQL level: deleted rows that were not overwritten
         would still be found here. (A copy split across two pages would not:
         that is why deletion also zeroes freed space rather than relying on
-        this scan alone.)
+        this scan alone.) States are stored as JSON, where a newline or tab
+        is written ``\\n`` / ``\\t``: those count as whitespace here too.
         """
-        pattern = _compile(text_or_pattern)
-        return sum(len(pattern.findall(p.read_bytes().decode("utf-8", errors="replace"))) for p in self.files())
+        pattern = forget_pattern(text_or_pattern)   # any case, any whitespace between words
+        return sum(len(pattern.findall(_JSON_WHITESPACE.sub(" ", p.read_bytes().decode("utf-8", errors="replace"))))
+                   for p in self.files())
 
     def integrity_check(self) -> str:
         """SQLite's own check of the file: ``"ok"`` when every page and index is sound."""
@@ -508,4 +339,4 @@ class MemoryDB:
         self.close()
 
     def __repr__(self) -> str:
-        return f"MemoryDB({self.path!r})"
+        return f"MemoryDB({self.path!r}{', read_only=True' if self.read_only else ''})"
