@@ -23,8 +23,8 @@ except ModuleNotFoundError:      # Python 3.10: requirements-test.txt pins tomli
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tools"))
-from reading_load import (LIMIT, Import, graph, imports, lines, module_name, modules,  # noqa: E402
-                          reading_loads)
+from reading_load import (LIMIT, NOT_YET_UNDER, Import, graph, imports, limit_for, lines,  # noqa: E402
+                          module_name, modules, reading_loads)
 
 PACKAGE = ROOT / "teachmem"
 NOTEBOOKS = ROOT / "notebooks"
@@ -203,7 +203,7 @@ def long_files(package: Path) -> list[str]:
 
 def heavy_strategies(package: Path) -> list[str]:
     return [f"{name} reads {load} lines over {len(counted)} files" for name, (load, counted)
-            in reading_loads(package).items() if load > LIMIT]
+            in reading_loads(package).items() if load > limit_for(name)]
 
 
 # ------------------------------------------------------------------ patterns
@@ -351,6 +351,13 @@ RULES = {
 def test_teachmem_keeps_the_house_rule(rule):
     found = RULES[rule]()
     assert not found, f"{len(found)} place(s) break the rule {rule}:\n" + "\n".join(found)
+
+
+def test_only_two_strategies_are_not_yet_under_the_limit_and_their_figures_only_go_down():
+    loads = reading_loads(PACKAGE)
+    assert set(NOT_YET_UNDER) == {"teachmem.memory.hybrid", "teachmem.memory.semantic"}
+    assert all(LIMIT < NOT_YET_UNDER[name] and loads[name][0] <= NOT_YET_UNDER[name] for name in NOT_YET_UNDER)
+    assert all(load <= LIMIT for name, (load, _) in loads.items() if name not in NOT_YET_UNDER)
 
 
 def test_the_rules_see_the_whole_library():

@@ -339,3 +339,15 @@ def test_erase_removes_every_value_the_pattern_matches():
     assert "PostgreSQL" not in json.dumps(mem.to_state()) and "PostgreSQL" not in str(mem.get_changelog())
     assert mem.entities["Project"]["database"] == "MySQL"
     assert mem.erase(re.compile("nothing like this")) == []
+
+
+def test_bad_arguments_name_themselves_and_change_nothing():
+    mem = first_example()
+    before = json.dumps(mem.to_state())
+    with pytest.raises(TypeError, match="turn"):
+        mem.as_of("x")
+    with pytest.raises(TypeError, match="pattern"):
+        mem.erase("x")
+    with pytest.raises(TypeError, match="t must be a Triple"):
+        mem.store("x", 1, None)
+    assert json.dumps(mem.to_state()) == before

@@ -120,12 +120,6 @@ def snapshot(memory) -> str:
 # ------------------------------------------------------------ cases the strategies' own files must fix
 # (class, method): what the property found. Each is xfail(strict=True): remove the entry once fixed.
 KNOWN: dict[tuple[str, str], str] = {
-    ("EntityMemory", "as_of"): "as_of(turn='some text') raises TypeError 'as_of must be an int >= 0, got str': "
-                               "the message names the method, not its argument turn",
-    ("EntityMemory", "erase"): "erase(pattern='some text') raises AttributeError: 'str' object has no attribute "
-                               "'search' instead of a TypeError naming pattern",
-    ("EntityMemory", "store"): "store(t='some text', turn=None, when='some text') raises AttributeError: 'str' "
-                               "object has no attribute 'entity' instead of a TypeError naming t",
 }
 
 CASES = [pytest.param(cls, name, id=f"{cls.__name__}.{name}",

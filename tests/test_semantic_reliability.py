@@ -94,7 +94,7 @@ def test_user_ids_must_be_strings(user):
 @pytest.mark.parametrize("kwargs, message", [
     ({"embedder": 3}, "embedder must have an int dim and an embed"),
     ({"embedder": "subword"}, "embedder must have"),
-    ({"clock": 5}, "clock must be a callable"),
+    ({"clock": 5}, "clock must be callable"),
 ])
 def test_collaborators_are_checked_at_construction(kwargs, message):
     with pytest.raises(TypeError, match=message):

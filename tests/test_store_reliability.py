@@ -356,7 +356,7 @@ def test_saving_a_lone_surrogate_is_a_clear_error_and_writes_nothing(tmp_path):
 @pytest.mark.parametrize("user_id", [1, True, 1.0, None, b"maya"])
 def test_a_user_id_that_is_not_a_str_is_a_type_error(tmp_path, user_id):
     with pytest.raises(TypeError, match="user_id must be a str"):
-        validate.require_user_id("user_id", user_id)
+        store.require_user_id("user_id", user_id)
     with MemoryDB(tmp_path / "memory.db") as db:
         db.save(saved("kept"), user_id="1")
         before = dump(db.path)
@@ -371,7 +371,7 @@ def test_a_user_id_that_is_not_a_str_is_a_type_error(tmp_path, user_id):
             with pytest.raises(TypeError, match="user_id must be a str"):
                 call()
         assert dump(db.path) == before
-    assert validate.require_user_id("user_id", "maya") == "maya"
+    assert store.require_user_id("user_id", "maya") == "maya"
 
 
 # ------------------------------------------------------------ the strategy registry

@@ -24,6 +24,10 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 PACKAGE = ROOT / "teachmem"
 LIMIT = 600
+# Two strategies still read more than the limit: their stores and packing need more primitives
+# than 600 lines hold today. Until they are brought under it, each may not grow past the figure
+# measured when the limit was set; every other strategy is held to LIMIT.
+NOT_YET_UNDER = {"teachmem.memory.hybrid": 760, "teachmem.memory.semantic": 1340}
 MODEL = "llm"   # the model package, teachmem.llm
 NOT_STRATEGIES = {"__init__", "message"}
 IMPORT_ERRORS = {"ImportError", "ModuleNotFoundError"}
@@ -165,6 +169,11 @@ def reading_loads(package: Path = PACKAGE) -> dict[str, tuple[int, list[str]]]:
         counted = pulled_in(strategy, package, edges)
         loads[strategy] = (sum(lines(known[m]) for m in counted), counted)
     return loads
+
+
+def limit_for(strategy: str) -> int:
+    """The most lines ``strategy`` may read: LIMIT, or its recorded figure while it is not yet under."""
+    return NOT_YET_UNDER.get(strategy, LIMIT)
 
 
 def main(argv: list[str] | None = None) -> int:

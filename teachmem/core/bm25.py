@@ -1,10 +1,8 @@
 """BM25: the classic lexical scorer, over a whole store at once.
 
-A query word counts more when it is rare in the store (IDF) and when it is
-frequent in a short memory (saturating term frequency, length-normalised).
-Documents are lists of tokens (already stemmed and stopword-free) under an
-integer id; ``scores`` returns one float32 per id, so ranking 100 000
-memories is a few array operations per query word, not a Python loop.
+A query word counts more when it is rare in the store (IDF) and frequent in a short memory
+(saturating, length-normalised term frequency). ``scores`` returns one float32 per document id:
+ranking 100 000 memories is a few array operations per query word, not a Python loop.
 
 >>> index = BM25Index()
 >>> index.add(["window", "seat"]), index.add(["postgr", "databas"])
@@ -28,10 +26,7 @@ __all__ = ["BM25Index"]
 
 
 class BM25Index:
-    """An inverted index: term -> (document ids, counts). ``remove`` takes a document out entirely.
-
-    Taught in notebooks/05_semantic_memory.ipynb.
-    """
+    """An inverted index: term -> (document ids, counts). Taught in notebooks/05_semantic_memory.ipynb."""
 
     def __init__(self, k1: float = 1.2, b: float = 0.75):
         if not (isinstance(k1, (int, float)) and math.isfinite(k1) and k1 >= 0):

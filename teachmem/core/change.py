@@ -1,29 +1,16 @@
 """What a write did: every write to a memory returns a list of ``Change`` records.
 
-A memory that only says "done" leaves the caller guessing what happened: was
-the fact new, did it replace an older one, was it a duplicate? Production
-memory libraries answer with events, and so does every strategy here:
+``event`` is ADD (new, under a new ``id``), UPDATE (``id`` now holds something
+else; ``previous`` says what), DELETE (``id`` is gone: evicted, retired,
+pruned or forgotten) or NOOP (seen, deliberately unchanged), as Mem0's
+events are. ``reason`` says why; ``span`` is where in the message the stored
+text came from (``(start, end)``), when known.
 
-* ``ADD``: something new is stored, under a new ``id``;
-* ``UPDATE``: what ``id`` held was replaced (``previous`` says what it was);
-* ``DELETE``: ``id`` is gone (evicted, retired, pruned or forgotten);
-* ``NOOP``: the write was seen and deliberately changed nothing.
-
-``reason`` says why, in words. ``span`` is where in the message the stored
-text came from (``(start, end)`` character offsets), when that is known, so a
-visualiser can highlight it.
-
->>> change = Change("ADD", "m1", "user: we use PostgreSQL", reason="new message")
->>> change.event, change.id
-('ADD', 'm1')
->>> print(change)
+>>> print(Change("ADD", "m1", "user: we use PostgreSQL", reason="new message"))
 ADD m1: user: we use PostgreSQL (new message)
 >>> Change("MOVE", "m1", "x")
 Traceback (most recent call last):
-    ...
 ValueError: event must be one of ('ADD', 'UPDATE', 'DELETE', 'NOOP'), got 'MOVE'
-
-Taught in notebooks/01_conversation_buffer.ipynb.
 """
 from __future__ import annotations
 

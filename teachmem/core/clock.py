@@ -1,11 +1,7 @@
-"""A clock you can set by hand.
+"""A clock you can set by hand, so that "30 days later" replays the same on every machine.
 
-Memory that decays or expires depends on time. If the library read the wall
-clock, a notebook would print different numbers tomorrow and a test could not
-replay "30 days later". So time is always passed in; when it is not, a
-strategy asks its clock, and the default clock only moves when told to.
-Any zero-argument callable returning a ``datetime`` is a clock, so
-``clock=datetime.now`` gives real time to whoever wants it.
+Memory that decays or expires depends on time; a strategy asks its clock, and the default one only
+moves when told to. Any zero-argument callable returning a ``datetime`` is a clock (``datetime.now``).
 
 Taught in notebooks/05_semantic_memory.ipynb.
 """
@@ -24,9 +20,8 @@ EPOCH = datetime(2026, 1, 1, 9, 0)
 
 
 class ManualClock:
-    """A simulated clock: ``clock()`` reads it, ``advance`` and ``set`` move it.
+    """A simulated clock: ``clock()`` reads it, ``advance`` and ``set`` move it (naive UTC).
 
-    Times are naive UTC: an aware ``start`` or ``when`` is converted.
     Taught in notebooks/05_semantic_memory.ipynb.
     """
 
@@ -36,26 +31,19 @@ class ManualClock:
     def __call__(self) -> datetime:
         return self._now
 
-    def now(self) -> datetime:
-        return self._now
-
     def advance(self, days: float = 0, hours: float = 0, minutes: float = 0) -> datetime:
         """Move the clock forward by ``days + hours + minutes``; returns the new time."""
         step = timedelta(0)
-        for name, value, unit in (("days", days, timedelta(days=1)), ("hours", hours, timedelta(hours=1)),
-                                  ("minutes", minutes, timedelta(minutes=1))):
-            if isinstance(value, bool) or not isinstance(value, (int, float)):
-                raise TypeError(f"{name} must be a number, got {type(value).__name__}")
-            if not math.isfinite(value):
-                raise ValueError(f"{name} must be a finite number, got {value!r}")
-            try:
-                step += unit * value
-            except OverflowError:
-                raise ValueError(f"{name}={value!r} is too large a step for a clock "
-                                 f"(the latest time is {datetime.max})") from None
-        if step < timedelta(0):
-            raise ValueError(f"a clock only moves forward; days, hours and minutes add up to a step of {step}")
         try:
+            for name, value, unit in (("days", days, timedelta(days=1)), ("hours", hours, timedelta(hours=1)),
+                                      ("minutes", minutes, timedelta(minutes=1))):
+                if isinstance(value, bool) or not isinstance(value, (int, float)):
+                    raise TypeError(f"{name} must be a number, got {type(value).__name__}")
+                if not math.isfinite(value):
+                    raise ValueError(f"{name} must be a finite number, got {value!r}")
+                step += unit * value
+            if step < timedelta(0):
+                raise ValueError(f"a clock only moves forward; days, hours and minutes add up to a step of {step}")
             self._now += step
         except OverflowError:
             raise ValueError(f"days={days!r}, hours={hours!r}, minutes={minutes!r} would move the clock "

@@ -41,8 +41,6 @@ class Embedder(Protocol):
     whose rows have length 1 (or 0 for a text with nothing to match), so a
     dot product is a cosine similarity. ``config()`` returns JSON-ready data
     that :func:`embedder_from_config` turns back into an equal embedder.
-
-    Taught in notebooks/05_semantic_memory.ipynb.
     """
 
     dim: int
@@ -108,8 +106,6 @@ class SentenceTransformerEmbedder:
     only when this class is given a model name, and the model must already be
     in the local cache (or ``model`` may be a ready model object with an
     ``encode`` method).
-
-    Taught in notebooks/05_semantic_memory.ipynb.
     """
 
     name = "sentence-transformers"
@@ -141,6 +137,9 @@ EMBEDDERS.update({cls.name: cls for cls in (RandomEmbedder, BagOfWordsEmbedder, 
 
 def cosine_matrix(embedder: Embedder, texts: Sequence[str]) -> np.ndarray:
     """Pairwise cosine similarities of ``texts`` under ``embedder`` (for heatmaps).
+
+    >>> cosine_matrix(BagOfWordsEmbedder(64), ["window seat", "window seats", "database"]).round(2).tolist()
+    [[1.0, 1.0, 0.0], [1.0, 1.0, 0.0], [0.0, 0.0, 1.0]]
 
     Taught in notebooks/05_semantic_memory.ipynb.
     """

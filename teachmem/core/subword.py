@@ -1,20 +1,12 @@
 """The default embedder of a semantic store: words and their character n-grams, hashed.
 
-An *embedding* turns a text into numbers so that texts about the same thing
-land near each other; with unit-length vectors the cosine similarity of two
-texts is just their dot product. Here each content word, and each of its
-character n-grams ("<py", "pyt", "yte", "tes", "est", "st>"), is hashed into
-one of ``dim`` slots, so "pytest" and "tests" share features although they
-are different words (the fastText idea, untrained). Deterministic, offline.
+Each content word and each of its character n-grams ("<py", "pyt", …, "st>") is hashed into one of
+``dim`` slots, so "pytest" and "tests" share features (the fastText idea, untrained); unit vectors
+make a dot product a cosine. The other embedders notebook 05 compares live in :mod:`teachmem.core.embed`.
 
->>> SubwordEmbedder(64).ngrams("tea")
-['<te', 'tea', 'ea>', '<tea', 'tea>', '<tea>']
 >>> v = SubwordEmbedder(256).embed(["pytest", "tests", "window"])
 >>> round(float(v[0] @ v[1]), 2), round(float(v[0] @ v[2]), 2)
 (0.25, 0.0)
-
-The other embedders notebook 05 compares (random, bag of words, a trained
-model) live in :mod:`teachmem.core.embed`.
 
 Taught in notebooks/05_semantic_memory.ipynb.
 """
@@ -37,6 +29,9 @@ MAX_TEXT_CHARS, MAX_WORD_CHARS = 20_000, 64
 def hash_stable(token: str) -> int:
     """32-bit FNV-1a hash of ``token``'s UTF-8 bytes: the same on every run (Python's ``hash`` is salted).
 
+    >>> hash_stable("seat")
+    1884322920
+
     Taught in notebooks/05_semantic_memory.ipynb.
     """
     h = 2166136261
@@ -46,20 +41,33 @@ def hash_stable(token: str) -> int:
 
 
 def unit_rows(matrix: np.ndarray) -> np.ndarray:
-    """Scale every row to length 1 in place; all-zero rows (nothing to match) stay zero."""
+    """Scale every row to length 1 in place; all-zero rows (nothing to match) stay zero.
+
+    >>> unit_rows(np.array([[3.0, 4.0], [0.0, 0.0]])).tolist()
+    [[0.6, 0.8], [0.0, 0.0]]
+    """
     norms = np.linalg.norm(matrix, axis=1, keepdims=True)
     np.divide(matrix, norms, out=matrix, where=norms > 0)
     return matrix
 
 
 def check_dim(dim) -> int:
+    """An embedding size: an int >= 2.
+
+    >>> check_dim(64)
+    64
+    """
     if isinstance(dim, bool) or not isinstance(dim, int) or dim < 2:
         raise ValueError(f"dim must be an int >= 2, got {dim!r}")
     return dim
 
 
 def check_texts(texts) -> list[str]:
-    """``texts`` as a list of str; a bare str is refused (it would embed letter by letter)."""
+    """``texts`` as a list of str; a bare str is refused (it would embed letter by letter).
+
+    >>> check_texts(("seat", "window"))
+    ['seat', 'window']
+    """
     if isinstance(texts, str):
         raise TypeError("texts must be a list of strings, got a single str (wrap it in a list)")
     texts = list(texts)
@@ -70,11 +78,10 @@ def check_texts(texts) -> list[str]:
 
 
 class HashingEmbedder:
-    """Each text is a sum of hashed features, then unit length.
+    """Each text is a sum of hashed features, then unit length; subclasses say what a word's features are.
 
-    A feature is hashed to a slot *and* a sign (+1 or -1): two unrelated
-    features that collide in one slot then cancel out on average instead of
-    always looking alike. Subclasses say what the features of a word are.
+    A feature gets a slot *and* a sign (+1 or -1): unrelated features colliding in a slot cancel out on
+    average instead of always looking alike.
     """
 
     name = "hashing"
@@ -118,8 +125,7 @@ class HashingEmbedder:
 class SubwordEmbedder(HashingEmbedder):
     """Words *and* their character n-grams, hashed: a typo or a new inflection still lands close.
 
-    The whole word carries ``word_weight`` of each word's squared length; its
-    n-grams share the rest equally, so a long word does not outweigh a short one.
+    The word carries ``word_weight`` of its squared length, its n-grams share the rest equally.
 
     Taught in notebooks/05_semantic_memory.ipynb.
     """
@@ -136,7 +142,11 @@ class SubwordEmbedder(HashingEmbedder):
         self.n_min, self.n_max, self.word_weight = n_min, n_max, float(word_weight)
 
     def ngrams(self, word: str) -> list[str]:
-        """Character n-grams of ``<word>`` (angle brackets mark where it starts and ends)."""
+        """Character n-grams of ``<word>`` (angle brackets mark where it starts and ends).
+
+        >>> SubwordEmbedder(64).ngrams("tea")
+        ['<te', 'tea', 'ea>', '<tea', 'tea>', '<tea>']
+        """
         marked = f"<{word}>"
         return [marked[i:i + n] for n in range(self.n_min, self.n_max + 1) for i in range(len(marked) - n + 1)]
 
@@ -160,6 +170,9 @@ EMBEDDERS: dict[str, type] = {SubwordEmbedder.name: SubwordEmbedder}
 
 def embedder_from_config(config: dict):
     """Rebuild an embedder from its ``config()`` (how a saved store gets its embedder back).
+
+    >>> embedder_from_config(SubwordEmbedder(64).config()).dim
+    64
     """
     if not isinstance(config, dict) or "name" not in config:
         raise ValueError(f"config must be a dict with a 'name', got {config!r}")

@@ -1,8 +1,4 @@
-"""Counting tokens without a tokenizer.
-
-A model bills and limits by tokens, so every memory strategy needs a token
-count. Real tokenizers differ per model; for teaching we use estimates that
-are close enough to reason with and identical on every machine.
+"""Counting tokens without a tokenizer: estimates close enough to reason with, the same on every machine.
 
 Taught in notebooks/01_conversation_buffer.ipynb.
 """
@@ -41,10 +37,8 @@ estimate_tokens.__name__ = "estimate_tokens"
 
 
 def chars_estimate(text: str) -> int:
-    """Estimate tokens as characters ÷ 4, rounded up (OpenAI's rule of thumb).
-
-    Unlike the word estimate it notices long words, code and text without
-    spaces (Chinese or Japanese), which the word count badly undercounts.
+    """Characters ÷ 4, rounded up (OpenAI's rule of thumb): unlike the word estimate it sees long
+    words, code and text without spaces (Chinese, Japanese).
 
     >>> chars_estimate("hello world")
     3
@@ -57,10 +51,7 @@ def chars_estimate(text: str) -> int:
 
 
 def from_tokenizer(encode: Callable[[str], Iterable]) -> TokenCounter:
-    """Wrap a real tokenizer's ``encode`` function as a token counter.
-
-    For example ``from_tokenizer(tiktoken.get_encoding("cl100k_base").encode)``;
-    here a stand-in tokenizer that splits on spaces and on dots:
+    """A real tokenizer's ``encode`` as a counter, e.g. ``tiktoken.get_encoding("cl100k_base").encode``:
 
     >>> count = from_tokenizer(lambda text: text.replace(".", " .").split())
     >>> count("Hello there. Bye.")
@@ -83,39 +74,3 @@ def count_message_tokens(messages: Iterable[dict], counter: TokenCounter = estim
     4
     """
     return sum(counter(m["content"]) for m in messages)
-
-
-def truncate_to_tokens(text: str, max_tokens: int, counter: TokenCounter = estimate_tokens) -> str:
-    """Cut ``text`` so that it, with a visible marker, fits in ``max_tokens``.
-
-    The head is kept (it usually says what the message is about) and a marker
-    ``[… truncated N tokens]`` tells the model, and the learner, that
-    something is missing: silently dropping text is how bugs hide.
-
-    >>> truncate_to_tokens("one two three four five six seven eight nine ten", 8)
-    'one two [… truncated 11 tokens]'
-    >>> truncate_to_tokens("short enough", 8)
-    'short enough'
-    """
-    if isinstance(max_tokens, bool) or not isinstance(max_tokens, int) or max_tokens < 1:
-        raise ValueError(f"max_tokens must be a positive int, got {max_tokens!r}")
-    total = counter(text)
-    if total <= max_tokens:
-        return text
-    words = text.split()
-
-    def candidate(n_words: int) -> str:
-        return " ".join(words[:n_words] + [f"[… truncated {total - counter(' '.join(words[:n_words]))} tokens]"])
-
-    if counter(candidate(0)) > max_tokens:
-        raise ValueError(f"max_tokens must leave room for the truncation marker "
-                         f"({counter(candidate(0))} tokens), got {max_tokens}")
-    # Binary search for the longest head that still fits with its marker.
-    lo, hi = 0, len(words)
-    while lo < hi:
-        mid = (lo + hi + 1) // 2
-        if counter(candidate(mid)) <= max_tokens:
-            lo = mid
-        else:
-            hi = mid - 1
-    return candidate(lo)

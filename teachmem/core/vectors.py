@@ -1,13 +1,8 @@
 """A growable table of vectors and per-memory columns, in numpy arrays.
 
-Every memory is a row: its embedding is a row of one float32 matrix, and its
-importance, time stamps, recall count, status and filterable labels
-(``user_id``, ``memory_type``, …) are entries of one numpy array per column.
-A query is then a matrix–vector product plus a few array operations, not a
-loop over a list of dicts. Capacity doubles when it runs out, so n appends
-cost O(n) copying in total ("amortised doubling", the trick behind Python's list).
-
-Taught in notebooks/05_semantic_memory.ipynb.
+A memory is a row: its embedding a row of one float32 matrix, its numbers and filterable labels
+(``user_id``, ``memory_type``, …) entries of one array per column, so a query is a matrix–vector
+product and a few array operations. Capacity doubles when it runs out (amortised O(1) appends).
 """
 from __future__ import annotations
 
@@ -19,7 +14,11 @@ _LABEL_TYPES = (str, int, float, bool, type(None))
 
 
 def label_key(value):
-    """A hashable key for a label value; ``True`` and ``1`` stay different labels."""
+    """A hashable key for a label value; ``True`` and ``1`` stay different labels.
+
+    >>> label_key(True), label_key(1)
+    (('bool', True), ('int', 1))
+    """
     if not isinstance(value, _LABEL_TYPES):
         return None
     return (type(value).__name__, value)
@@ -27,7 +26,11 @@ def label_key(value):
 
 def require_labels(metadata: dict, filters: bool = False) -> dict:
     """Metadata must be JSON-ready: scalars, or lists of scalars (lists are not filterable). A ``user_id``
-    is a str or None (1, True and 1.0 would be three users sharing facts); ``filters`` may list several."""
+    is a str or None (1, True and 1.0 would be three users sharing facts); ``filters`` may list several.
+
+    >>> require_labels({"user_id": "maya", "tags": ["travel", "food"]})
+    {'user_id': 'maya', 'tags': ['travel', 'food']}
+    """
     for key, value in metadata.items():
         items = value if isinstance(value, list) else [value]
         if not all(isinstance(v, _LABEL_TYPES) for v in items):
@@ -41,13 +44,9 @@ def require_labels(metadata: dict, filters: bool = False) -> dict:
 class MemoryTable:
     """Rows of (vector, numeric columns, labels) that grow by doubling.
 
-    ``numeric`` names the columns and their dtypes, e.g.
-    ``{"importance": np.float32, "created_us": np.int64}``. Read a column
-    with ``table["importance"]`` (a view of the filled rows; writing to it
-    writes the table). Labels are small scalar values (str, int, float, bool,
-    None) stored as integer codes per key, so a filter is an array compare.
-
-    Taught in notebooks/05_semantic_memory.ipynb.
+    ``numeric`` names the columns and dtypes (``{"importance": np.float32}``); ``table["importance"]`` is
+    a view of the filled rows. Labels (str, int, float, bool, None) are integer codes per key, so a
+    filter is an array compare.
     """
 
     def __init__(self, dim: int, numeric: dict, capacity: int = 16):
@@ -146,6 +145,9 @@ def top_k_rows(scores: np.ndarray, mask: np.ndarray, k: int, sample: int = 512) 
     score of an evenly spaced sample of rows is a lower bound for the k-th
     best overall, so numpy's O(n) partition runs only on the rows above it.
     Ties are broken by row (older first), whatever numpy's partition does.
+
+    >>> top_k_rows(np.array([0.2, 0.9, 0.5, 0.9]), np.array([True, True, True, False]), 2).tolist()
+    [1, 2]
     """
     k = min(k, int(np.count_nonzero(mask)))
     if k == 0:
@@ -172,6 +174,9 @@ def near_duplicate_groups(matrix: np.ndarray, rows: np.ndarray, groups: np.ndarr
     Only rows with the same ``groups`` value are compared (e.g. the same user
     and memory type), a ``block × n`` similarity matrix at a time (never
     ``n × n``); pairs join transitively: if A ~ B and B ~ C, all three are one cluster.
+
+    >>> near_duplicate_groups(np.array([[1, 0], [1, 0], [0, 1]]), np.arange(3), np.zeros(3), 0.9)
+    [[0, 1]]
     """
     rows = np.asarray(rows, dtype=np.intp)
     parent = {int(r): int(r) for r in rows}

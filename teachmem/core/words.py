@@ -1,18 +1,7 @@
 """Words: the one tokenizer, stopword list and stemmer every part of teachmem shares.
 
-Matching text to text (a query to a memory, a question to a fact) starts by
-cutting both into comparable pieces: folded to lower case without accents,
-common function words dropped, endings trimmed so "seats" meets "seat".
-Doing it the *same* way everywhere matters more than doing it perfectly.
-
->>> tokenize("Café au lait, please!")
-['cafe', 'au', 'lait', 'please']
->>> content_words("Which seats did we book?")
-['seat', 'book']
->>> stem("planned"), stem("tests")
-('plan', 'test')
->>> shared_words("Which tests do we run?", "Project.test_framework = pytest")
-1
+Text is matched to text as comparable pieces: folded, function words dropped, endings trimmed so
+"seats" meets "seat". Doing it the *same* way everywhere matters more than doing it perfectly.
 
 Taught in notebooks/05_semantic_memory.ipynb.
 """
@@ -24,19 +13,16 @@ from functools import lru_cache
 
 __all__ = ["STOPWORDS", "fold", "tokenize", "stem", "content_words", "shared_words"]
 
-#: Words that say how a sentence is built, not what it is about. Dropping
-#: them keeps "What is my favourite colour?" from matching every sentence
-#: that also contains "what", "is" and "my".
+#: Words that say how a sentence is built, not what it is about ("what", "is", "my").
 STOPWORDS = frozenset("""
-a about above after again against all also am an and any are as at be because been before being
-below between both but by can could did do does doing down during each few for from further had
-has have having he her here hers herself him himself his how i if in into is it its itself just
-let me more most my myself no nor not now of off on once only or other our ours ourselves out over
-own really same she should so some such than that the their theirs them themselves then there these
-they this those through to too under until up very was we were what when where which while who
-whom why will with would you your yours yourself yourselves s t d ll m re ve don didn doesn isn
-wasn weren won wouldn shouldn couldn hasn haven hadn aren mustn yeah yes oh ok okay hey hi
-hello um uh hmm wow lol thanks thank please just got get gets getting go going gone went
+a about above after again against all also am an and any are as at be because been before being below between both
+but by can could did do does doing down during each few for from further had has have having he her here hers
+herself him himself his how i if in into is it its itself just let me more most my myself no nor not now of off on
+once only or other our ours ourselves out over own really same she should so some such than that the their theirs
+them themselves then there these they this those through to too under until up very was we were what when where
+which while who whom why will with would you your yours yourself yourselves s t d ll m re ve don didn doesn isn wasn
+weren won wouldn shouldn couldn hasn haven hadn aren mustn yeah yes oh ok okay hey hi hello um uh hmm wow lol thanks
+thank please just got get gets getting go going gone went
 """.split())
 
 # Scripts written without spaces between words: every character is a token.
@@ -51,10 +37,10 @@ _WORD = re.compile(r"[^\W_]+")
 
 
 def fold(text: str) -> str:
-    """Lower-case and strip accents from Latin letters ("Café" -> "cafe").
+    """Lower-case and strip accents after Latin letters only (other scripts' marks change words).
 
-    Accents are dropped only after a Latin base letter: stripping the marks of
-    other scripts (Japanese voicing marks, Devanagari vowels) changes words.
+    >>> fold("Café")
+    'cafe'
     """
     text = text.casefold()
     if text.isascii():
@@ -69,12 +55,11 @@ def fold(text: str) -> str:
 
 
 def tokenize(text: str) -> list[str]:
-    """Split ``text`` into folded word tokens, emoji and CJK characters.
+    """Folded word tokens; a run of Chinese or Japanese characters gives one token per character and
+    per pair of neighbours (no spaces to split on); emoji are tokens too.
 
-    Latin words are lower-cased and accent-folded; runs of Chinese or
-    Japanese characters become one token per character plus one per pair of
-    neighbours (there are no spaces to split on); emoji and other symbols
-    are tokens too, so "🎉" can be stored and found.
+    >>> tokenize("Café au lait, please!")
+    ['cafe', 'au', 'lait', 'please']
 
     Taught in notebooks/05_semantic_memory.ipynb.
     """
@@ -102,12 +87,11 @@ def tokenize(text: str) -> list[str]:
 
 @lru_cache(maxsize=1 << 16)
 def stem(word: str) -> str:
-    """Crude English stemming: fold plurals and -ing/-ed/-ly endings, drop a final e.
+    """Crude English stemming: plurals, -ing/-ed/-ly, a final e ("hiking" and "hike" -> "hik"). Its
+    mistakes are the *same* on the query and on the memory, which is what matching needs.
 
-    "seats" -> "seat", "tests" -> "test", "hiking" and "hike" -> "hik",
-    "planned" -> "plan". It makes mistakes a real stemmer would not, but it
-    makes the *same* mistake on the query and on the memory, which is what
-    matching needs.
+    >>> stem("planned"), stem("tests")
+    ('plan', 'test')
 
     Taught in notebooks/05_semantic_memory.ipynb.
     """
@@ -133,16 +117,18 @@ def stem(word: str) -> str:
 def content_words(text: str) -> list[str]:
     """The stemmed tokens of ``text`` that are not stopwords (what gets matched).
 
+    >>> content_words("Which seats did we book?")
+    ['seat', 'book']
+
     Taught in notebooks/05_semantic_memory.ipynb.
     """
     return [stem(t) for t in tokenize(text) if t not in STOPWORDS]
 
 
 def shared_words(query: str | None, text: str) -> int:
-    """How many distinct content words ``query`` and ``text`` share: the one overlap rule.
+    """How many distinct content words ``query`` and ``text`` share: the one overlap rule (no query: 0).
 
-    An entity fact is relevant to a question when they share words ("tests"
-    meets "test_framework"); no query shares nothing. ``EntityMemory.get_relevant``
-    and the hybrid manager's fact ranking both use it.
+    >>> shared_words("Which tests do we run?", "Project.test_framework = pytest")
+    1
     """
     return len(set(content_words(query)) & set(content_words(text))) if query else 0

@@ -24,10 +24,7 @@ _IP = re.compile(r"^\d{1,3}(\.\d{1,3}){3}$")
 
 @dataclass(frozen=True)
 class PIIMatch:
-    """One piece of personal data found in a text: its kind and where it is.
-
-    Taught in notebooks/09_persistence_and_governance.ipynb.
-    """
+    """One piece of personal data found in a text (what ``find_pii`` returns): its kind and where it is."""
 
     kind: str      # "email", "phone" or "card"
     text: str

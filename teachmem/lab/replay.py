@@ -46,7 +46,7 @@ def add_turn(memory, scenario: Scenario, turn: int) -> list[Change]:
     replays as the conversation's own calendar says. Returns the Changes the
     write reported (none from a strategy whose ``add`` returns nothing, such
     as one written before writes said what they changed).
-    Taught in notebooks/02_sliding_window.ipynb.
+    Taught in notebooks/03_summary_memory.ipynb.
     """
     t, when = scenario.turns[turn - 1], scenario.timestamp(turn)
     clock = getattr(memory, "clock", None)
@@ -78,26 +78,17 @@ def window_membership(scenario: Scenario, make_memory) -> np.ndarray:
 
 # ------------------------------------------------------------ what a context knows
 def context_text(context: list[dict] | tuple[dict, ...]) -> str:
-    """All message contents of a context, one per line: what the fact checks read.
-
-    Taught in notebooks/07_compare_strategies.ipynb.
-    """
+    """All message contents of a context, one per line: what the fact checks read."""
     return "\n".join(m["content"] for m in context)
 
 
 def latest_user_message(scenario: Scenario, turn: int) -> str | None:
-    """The last thing the user said on or before ``turn``: the query a strategy ranks by.
-
-    Taught in notebooks/07_compare_strategies.ipynb.
-    """
+    """The last thing the user said on or before ``turn``: the query a strategy ranks by."""
     return next((t.content for t in reversed(scenario.turns[:turn]) if t.role == "user"), None)
 
 
 def replacements(scenario: Scenario, fact: Fact) -> tuple[Fact, ...]:
-    """The facts that replaced ``fact``: same entity, stated on the turn it was superseded.
-
-    Taught in notebooks/07_compare_strategies.ipynb.
-    """
+    """The facts that replaced ``fact``: same entity, stated on the turn it was superseded."""
     if fact.superseded_turn is None:
         return ()
     return tuple(f for f in scenario.facts
@@ -105,10 +96,7 @@ def replacements(scenario: Scenario, fact: Fact) -> tuple[Fact, ...]:
 
 
 def held_facts(scenario: Scenario, text: str, turn: int) -> frozenset[str]:
-    """Ids of the facts stated by ``turn`` that ``text`` mentions.
-
-    Taught in notebooks/07_compare_strategies.ipynb.
-    """
+    """Ids of the facts stated by ``turn`` that ``text`` mentions."""
     return frozenset(f.id for f in scenario.facts if f.stated_turn <= turn and fact_in_text(f, text))
 
 
@@ -125,10 +113,7 @@ def leaked_facts(scenario: Scenario, text: str, turn: int) -> frozenset[str]:
 
 
 def model_calls(memory) -> int:
-    """Model calls a strategy has made so far: its ``llm.usage.calls``, 0 without a model.
-
-    Taught in notebooks/07_compare_strategies.ipynb.
-    """
+    """Model calls a strategy has made so far: its ``llm.usage.calls``, 0 without a model."""
     usage = getattr(getattr(memory, "llm", None), "usage", None)
     return int(getattr(usage, "calls", 0))
 
@@ -136,10 +121,7 @@ def model_calls(memory) -> int:
 # ------------------------------------------------------------ many strategies, every turn
 @dataclass(frozen=True)
 class Step:
-    """One strategy, right after one turn: what the turn changed, what it would send and what that knows.
-
-    Taught in notebooks/07_compare_strategies.ipynb.
-    """
+    """One strategy, right after one turn: what the turn changed, what it would send and what that knows."""
 
     turn: int
     context: tuple[dict, ...]
@@ -156,10 +138,7 @@ class Step:
 
 @dataclass(frozen=True)
 class Replay:
-    """The record of ``replay``: one ``Step`` per strategy and turn, computed once.
-
-    Taught in notebooks/07_compare_strategies.ipynb.
-    """
+    """The record of ``replay``: one ``Step`` per strategy and turn, computed once."""
 
     scenario: Scenario
     steps: Mapping[str, tuple[Step, ...]]   # strategy name -> its steps, turn 1 first
@@ -274,10 +253,7 @@ def comparison_strategies() -> dict[str, Callable[[], object]]:
 
 # ------------------------------------------------------------ what each system takes from one message
 def extraction_strategies() -> dict[str, Callable[[], object]]:
-    """The four ways of keeping a message that notebook 07's extraction view sets side by side.
-
-    Taught in notebooks/07_compare_strategies.ipynb.
-    """
+    """The four ways of keeping a message that notebook 07's extraction view sets side by side."""
     return {"buffer": ConversationBuffer,
             "summary": lambda: SummaryMemory(summarize_every=6),
             "entity": EntityMemory,

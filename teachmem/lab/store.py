@@ -41,7 +41,7 @@ from pathlib import Path
 from typing import Callable
 
 from teachmem.core.text import forget_pattern
-from teachmem.core.validate import require_text, require_user_id
+from teachmem.core.validate import require_text
 from teachmem.lab.sqlite_file import APPLICATION_ID, SCHEMA_VERSION, SchemaVersionError, open_database
 from teachmem.lab.state_codec import (canonical_name, decode_state, encode_state, register_strategy, strategy_class,
                                       strategy_name)
@@ -74,6 +74,17 @@ def _strings(value):
 
 def _damaged(user_id: str, name: str, what: str) -> ValueError:
     return ValueError(f"the memory {name!r} saved for user {user_id!r} is damaged: {what}")
+
+
+def require_user_id(name: str, value) -> str:
+    """A non-empty ``str``: ``1``, ``True`` and ``1.0`` (one dict key to Python) are refused, not coerced.
+
+    >>> require_user_id("user_id", "maya")
+    'maya'
+    """
+    if not isinstance(value, str):
+        raise TypeError(f"{name} must be a str, got {type(value).__name__} {value!r}")
+    return require_text(name, value)
 
 
 class MemoryDB:

@@ -47,9 +47,10 @@ def check_luhn_valid(fn: Callable) -> str | None:
 def _policy_expired(memories: list[dict], now: datetime) -> list:
     """What the library's ``RetentionPolicy`` removes of ``memories`` under ``_TTL_DAYS`` at ``now``."""
     policy = RetentionPolicy(dict(_TTL_DAYS))
-    records = [Provenance("exercise", (m["id"],), m["type"], "", None, m["observed_at"], None, ())
-               for m in memories]
-    return [r.where[0] for r in policy.expired(records, now)]
+    by_where = {str(m["id"]): m["id"] for m in memories}
+    records = [Provenance(tier="exercise", where=str(m["id"]), memory_type=m["type"], text="", source_turn=None,
+                          observed_at=m["observed_at"], confidence=None, pii=()) for m in memories]
+    return [by_where[r.where] for r in policy.expired(records, now)]
 
 
 def _random_memories() -> Iterator[tuple[list[dict], datetime]]:

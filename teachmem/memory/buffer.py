@@ -14,7 +14,7 @@ from datetime import datetime
 
 from teachmem.core.change import Change
 from teachmem.core.tokens import TOKENS_PER_WORD, TokenCounter, words_estimator
-from teachmem.core.validate import require_positive_int
+from teachmem.core.validate import require_callable, require_positive_int
 from teachmem.memory.message import Message, erase_messages, message_records, next_message, position, restore_messages
 
 
@@ -32,8 +32,7 @@ class ConversationBuffer:
     def __init__(self, max_tokens: int = 4096, tokens_per_word: float = TOKENS_PER_WORD,
                  *, token_counter: TokenCounter | None = None):
         self.max_tokens = require_positive_int("max_tokens", max_tokens)
-        if token_counter is not None and not callable(token_counter):
-            raise TypeError(f"token_counter must be a function str -> int, got {type(token_counter).__name__}")
+        require_callable("token_counter", token_counter)
         self.tokens_per_word = tokens_per_word
         self.count_tokens = token_counter or words_estimator(tokens_per_word)
         self.messages: list[Message] = []

@@ -1,18 +1,8 @@
-"""Entity memory: facts as entity–attribute–value triples, with their history.
+"""Entity memory: what is *true*, as entity–attribute–value triples, with their history.
 
-Instead of remembering what was *said*, remember what is *true*:
-``("Project", "database", "MySQL")``. A fact is extracted once, then sent with
-every prompt for a handful of tokens, however long ago it was said.
-
-When a new value arrives for the same entity and attribute, the newer
-statement wins, and the change goes into a changelog. The old value is not
-erased but *closed*: every value keeps the turn (and time) it became true and
-the turn it stopped being true, so ``as_of(turn)`` answers what was true back
-then. That is the idea of a temporal knowledge graph, kept in a list.
-
-Every fact has a stable id ("e3") that all its values share: ``get``,
-``update``, ``delete`` and ``history`` take it, and every write returns the
-``Change`` records of what it did (ADD, UPDATE, DELETE or NOOP), as Mem0's do.
+A fact (``("Project", "database", "MySQL")``) costs a few tokens in every prompt. A newer value for the
+same entity and attribute wins; the old one is *closed* (it keeps the turns it held), so ``as_of(turn)``
+answers what was true then. Every fact has a stable id ("e3").
 
 Taught in notebooks/04_entity_memory.ipynb.
 """
@@ -24,7 +14,7 @@ from datetime import datetime
 
 from teachmem.core.change import Change
 from teachmem.core.clock import Clock, ManualClock
-from teachmem.core.validate import (require_datetime, require_fraction, require_int_at_least,
+from teachmem.core.validate import (require_callable, require_datetime, require_fraction, require_int_at_least,
                                     require_positive_int, require_role, require_text, require_turn)
 from teachmem.core.words import shared_words
 from teachmem.llm import LLM, Triple, extract_triples, rule_triples
@@ -46,17 +36,13 @@ class FactValue:
     until: datetime | None = None
     id: str = ""                 # the fact's id, shared by all its values
 
-    def holds_at(self, turn: int) -> bool:
-        return self.valid_from <= turn and (self.valid_to is None or turn < self.valid_to)
-
     @property
     def line(self) -> str:
         return f"{self.entity}.{self.attribute} = {self.value}"
 
 
 def fact_table(facts) -> dict[str, dict[str, str]]:
-    """Facts as ``{entity: {attribute: value}}``: entities in order of appearance, attributes sorted,
-    so the same facts print the same way whatever order they were said in."""
+    """``{entity: {attribute: value}}``, entities in order of appearance, attributes sorted."""
     table: dict[str, dict[str, str]] = {}
     for f in facts:
         table.setdefault(f.entity, {})[f.attribute] = f.value
@@ -65,29 +51,16 @@ def fact_table(facts) -> dict[str, dict[str, str]]:
 
 def _locate(value: str, message: str) -> tuple[int, int] | None:
     """Where ``value``'s words stand in ``message`` (any case, any spacing), or None."""
-    words = value.split()
-    found = re.search(r"\s+".join(map(re.escape, words)), message, re.IGNORECASE) if words else None
+    found = re.search(r"\s+".join(map(re.escape, value.split())), message, re.IGNORECASE) if value.strip() else None
     return found.span() if found else None
-
-
-def require_callable(name: str, value, method: str | None = None):
-    """``value`` (or its ``method``) must be callable; None passes. A TypeError naming ``name`` otherwise."""
-    if value is not None and not callable(getattr(value, method, None) if method else value):
-        what = f"an object with a {method}() method" if method else "callable"
-        raise TypeError(f"{name} must be {what}, got {type(value).__name__}")
-    return value
 
 
 class EntityMemory:
     """Facts about entities: the newest value wins, every change is kept.
 
-    Facts are extracted by rules (``teachmem.llm.rule_triples``), or by a
-    language model when ``llm`` is given (a JSON extraction prompt); either way
-    only those with ``confidence >= min_confidence`` are kept. Above
-    ``small_store`` facts, ``get_relevant`` keeps only the facts sharing
-    ``min_overlap`` words or more with the query.
-
-    Taught in notebooks/04_entity_memory.ipynb.
+    Facts come from rules (``rule_triples``) or from ``llm``, if given; only those with
+    ``confidence >= min_confidence`` are kept. Above ``small_store`` facts, ``get_relevant``
+    keeps those sharing ``min_overlap`` words or more with the query.
     """
 
     kind = "entity"
@@ -108,9 +81,8 @@ class EntityMemory:
 
     def extract(self, text: str) -> list[Triple]:
         """The confident triples in ``text``, by the model if there is one, else by rules."""
-        if self.llm is None:
-            return rule_triples(text, min_confidence=self.min_confidence)
-        return extract_triples(self.llm, text, min_confidence=self.min_confidence, on_error=self.on_error)
+        return rule_triples(text, min_confidence=self.min_confidence) if self.llm is None else \
+            extract_triples(self.llm, text, min_confidence=self.min_confidence, on_error=self.on_error)
 
     def extract_and_store(self, message: str, turn_number: int, *,
                           timestamp: datetime | None = None) -> list[Change]:
@@ -126,6 +98,10 @@ class EntityMemory:
 
     def store(self, t: Triple, turn: int, when: datetime, *, span=None, reason: str = "") -> list[Change]:
         """Store one triple said at ``turn``: a new fact (ADD), a new value (UPDATE) or a repeat (NOOP)."""
+        if not isinstance(t, Triple):
+            raise TypeError(f"t must be a Triple, got {type(t).__name__}")
+        require_int_at_least("turn", turn, 0)
+        when = require_datetime("when", when)
         new = FactValue(t.entity, t.attribute, t.value, turn, round(float(t.confidence), 2), when)
         old = next((f for f in self.facts() if (f.entity, f.attribute) == (t.entity, t.attribute)), None)
         if old is None:
@@ -146,8 +122,7 @@ class EntityMemory:
 
     def add(self, role: str, content: str, *, turn: int | None = None,
             timestamp: datetime | None = None) -> list[Change]:
-        """Remember a message. Only the user's messages are mined for facts:
-        an assistant's suggestion is not a decision until the user makes it."""
+        """Remember a message: only the user's are mined (an assistant's suggestion is no decision)."""
         require_role("role", role)
         require_text("content", content, allow_empty=True)
         turn = require_turn("turn", turn, self.last_turn)
@@ -156,13 +131,12 @@ class EntityMemory:
         self.last_turn = turn
         return changes
 
-    # -- one fact by its id ----------------------------------------------------
     def history(self, id: str) -> list[FactValue]:
         """Every value fact ``id`` held, oldest first: each one's ``valid_to`` is where the next replaced it."""
         values = [f for f in self.values if f.id == id]
         if not values:
-            known = sorted({f.id for f in self.values}, key=lambda i: int(i[1:]))
-            raise KeyError(f"no fact with id {id!r}; known ids: {', '.join(known) or 'none yet'}")
+            known = ", ".join(sorted({f.id for f in self.values}, key=lambda i: int(i[1:]))) or "none yet"
+            raise KeyError(f"no fact with id {id!r}; known ids: {known}")
         return values
 
     def get(self, id: str) -> FactValue:
@@ -180,28 +154,42 @@ class EntityMemory:
         return self.store(triple, self.last_turn or 0, self.clock(), reason="updated by hand")
 
     def delete(self, id: str) -> list[Change]:
-        """Close fact ``id`` at the current turn: no longer true, still in its history."""
+        """Close fact ``id`` now (it stays in its history); an old value's id ("e2@3") removes that value."""
+        if "@" in require_text("id", id):
+            old = next((f for f in self.values if f"{f.id}@{f.valid_from}" == id and f.valid_to), None)
+            if old is None:
+                raise KeyError(f"no old value with id {id!r}")
+            self.values.remove(old)
+            return [Change("DELETE", id, old.line, reason="an old value, deleted")]
         old = self.get(id)
         self._close(old, self.last_turn or 0, self.clock())
         return [Change("DELETE", id, old.line, reason="deleted by hand")]
 
+    def provenance(self) -> list[dict]:
+        """Every value held, old ones as history (id ``"e2@3"``: said at turn 3), for governance."""
+        return [{"id": f.id if f.valid_to is None else f"{f.id}@{f.valid_from}", "text": f.line,
+                 "memory_type": "fact" if f.valid_to is None else "fact (history)", "turn": f.valid_from,
+                 "timestamp": f.since, "confidence": f.confidence} for f in self.values]
+
     def erase(self, pattern: re.Pattern) -> list[Change]:
         """Remove every value (current or old) whose entity, attribute or value ``pattern`` matches."""
+        if not isinstance(pattern, re.Pattern):
+            raise TypeError(f"pattern must be a compiled re.Pattern, got {type(pattern).__name__}")
         gone = [f for f in self.values if any(pattern.search(x) for x in (f.entity, f.attribute, f.value, f.line))]
         self.values = [f for f in self.values if all(f is not g for g in gone)]
         return [Change("DELETE", f.id, f.line, reason="erased" + (" (an old value)" if f.valid_to else ""))
                 for f in gone]
 
-    # -- reading ---------------------------------------------------------------
     def facts(self, as_of: int | None = None) -> list[FactValue]:
         """The values true now, or at turn ``as_of``, in the order they arrived."""
         if as_of is None:
             return [f for f in self.values if f.valid_to is None]
-        return [f for f in self.values if f.holds_at(require_int_at_least("as_of", as_of, 0))]
+        turn = require_int_at_least("as_of", as_of, 0)
+        return [f for f in self.values if f.valid_from <= turn and (f.valid_to is None or turn < f.valid_to)]
 
     def as_of(self, turn: int) -> dict[str, dict[str, str]]:
         """What was true at ``turn``: ``{entity: {attribute: value}}``."""
-        return fact_table(self.facts(as_of=turn))
+        return fact_table(self.facts(as_of=require_int_at_least("as_of: turn", turn, 0)))
 
     @property
     def entities(self) -> dict[str, dict[str, str]]:
@@ -209,20 +197,17 @@ class EntityMemory:
         return fact_table(self.facts())
 
     def get_relevant(self, query: str = "", *, as_of: int | None = None) -> str:
-        """Facts for the prompt, one ``[Entity] attribute: value, ...`` line per entity:
-        all of them for a small store, else those sharing words with ``query``."""
+        """A ``[Entity] attribute: value, ...`` line per entity: all facts, or in a big store those sharing words."""
         require_text("query", query, allow_empty=True)
         facts = self.facts(as_of)
         if query.strip() and len(facts) > self.small_store:
-            facts = [f for f in facts
-                     if shared_words(query, f"{f.entity} {f.attribute} {f.value}") >= self.min_overlap]
+            facts = [f for f in facts if shared_words(query, f"{f.entity} {f.attribute} {f.value}") >= self.min_overlap]
         return "\n".join(f"[{entity}] " + ", ".join(f"{a}: {v}" for a, v in attrs.items())
                          for entity, attrs in fact_table(facts).items())
 
     def get_changelog(self, as_of: int | None = None) -> list[dict]:
         """Every change of value up to turn ``as_of``, oldest first: ``{turn, entity, attribute, old, new}``."""
-        if as_of is not None:
-            require_int_at_least("as_of", as_of, 1)
+        as_of = as_of if as_of is None else require_int_at_least("as_of", as_of, 1)
         log: list[dict] = []
         previous: dict[tuple[str, str], str] = {}
         for f in self.values:
@@ -238,7 +223,6 @@ class EntityMemory:
         facts = self.get_relevant(query or "")
         return [{"role": "system", "content": f"Known facts:\n{facts}"}] if facts else []
 
-    # -- save and load ---------------------------------------------------------
     def to_state(self) -> dict:
         """Settings, turn, next id and every value ever held, as JSON-ready data."""
         return {**{name: getattr(self, name) for name in SETTINGS}, "last_turn": self.last_turn,
@@ -248,8 +232,7 @@ class EntityMemory:
 
     @classmethod
     def from_state(cls, state: dict, *, llm: LLM | None = None, clock: Clock | None = None) -> "EntityMemory":
-        """Rebuild from ``to_state()``; the model and the clock are not state, so pass them again.
-        A value saved without an id (an older file) gets its fact's id, or a new one."""
+        """Rebuild from ``to_state()`` (pass the model and clock again); a value saved without an id gets one."""
         memory = cls(**{name: state[name] for name in SETTINGS}, llm=llm, clock=clock)
         memory.last_turn = state["last_turn"]
         ids = {(r["entity"], r["attribute"]): r["id"] for r in state["history"] if r.get("id")}

@@ -1,23 +1,12 @@
 """Hybrid memory: entity facts, long-term memories and a conversation window in one token budget.
 
-This manager feeds every message to a sliding window, an entity memory and a
-semantic long-term store (MemGPT's tiers, in miniature), then packs one
-prompt, in order of value per token:
-
-1. entity facts first: a whole decision in a few tokens (at most ``fact_share``
-   of the room);
-2. long-term memories next: older moments that match the question (at most
-   ``memory_share``);
-3. the conversation window fills what is left, newest message first.
-
-The room is the budget minus the system prompt, the user's message and a
-reserve for the reply, so the prompt never exceeds the budget. Remembered
-text enters the system message only as quoted data, so a stored "ignore
-previous instructions" is never an instruction. :class:`PromptTrace` records
-every candidate considered: its scores, its cost, kept or dropped, and why.
-
-Every write returns the ``Change`` records of its tiers, each id prefixed
-with the tier it happened in ("window:m4", "entity:e2", "longterm:s5").
+Every message goes to a sliding window, an entity memory and a semantic long-term store (MemGPT's
+tiers, in miniature); one prompt is packed in order of value per token: entity facts (at most
+``fact_share`` of the room), then long-term memories matching the question (at most ``memory_share``),
+then the window, newest first, in what is left. The room is the budget minus the system prompt, the
+user's message and the reply's reserve. Remembered text enters only as quoted data. :class:`PromptTrace`
+records every candidate: scores, cost, kept or dropped, and why. Writes return the tiers' Changes,
+each id prefixed with its tier ("window:m4", "entity:e2", "longterm:s5").
 
 Taught in notebooks/06_hybrid_manager.ipynb.
 """
@@ -25,16 +14,16 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field, replace
-from datetime import datetime, timezone
+from datetime import datetime
 
 from teachmem.core.change import Change
 from teachmem.core.text import fenced, forget_pattern, quote, scrubbed
 from teachmem.core.tokens import TokenCounter, estimate_tokens
-from teachmem.core.validate import (require_datetime, require_fraction, require_int_at_least, require_positive_int,
-                                    require_role, require_text, require_turn)
+from teachmem.core.validate import (require_callable, require_datetime, require_fraction, require_int_at_least,
+                                    require_positive_int, require_role, require_text, require_turn)
 from teachmem.core.words import shared_words
 from teachmem.llm import LLM, OfflineLLM, score_importance
-from teachmem.memory.entity import EntityMemory, require_callable
+from teachmem.memory.entity import EntityMemory
 from teachmem.memory.semantic import SemanticMemoryStore
 from teachmem.memory.window import SlidingWindowMemory
 
@@ -50,10 +39,7 @@ IMPORTANCE_CHARS = 4000
 
 @dataclass(frozen=True)
 class Candidate:
-    """One thing that could go into the prompt, and what became of it.
-
-    Taught in notebooks/06_hybrid_manager.ipynb.
-    """
+    """One thing that could go into the prompt, and what became of it."""
 
     source: str                 # "fact", "memory" or "message"
     text: str                   # what would be sent: the fenced line, or the message content
@@ -66,10 +52,7 @@ class Candidate:
 
 @dataclass
 class PromptTrace:
-    """The packing of one prompt: the budget, its split, and every candidate considered.
-
-    Taught in notebooks/06_hybrid_manager.ipynb.
-    """
+    """The packing of one prompt: the budget, its split, and every candidate considered."""
 
     token_budget: int
     reserve_tokens: int
@@ -113,11 +96,6 @@ class PromptTrace:
             lines.append(f"{'✓' if c.kept else '✗'} {c.source:<7} {turn:>3} {c.tokens:>4}  {text:<{width}}  "
                          f"{scores}  · {c.reason}")
         return "\n".join(lines)
-
-
-def _naive_utc(when: datetime | None) -> datetime | None:
-    """A timezone-aware time as naive UTC, the one kind every tier compares."""
-    return when.astimezone(timezone.utc).replace(tzinfo=None) if when and when.tzinfo else when
 
 
 def _snapshot(tier) -> dict:
@@ -172,7 +150,7 @@ class HybridMemoryManager:
         require_role("role", role)
         require_text("content", content, allow_empty=True)
         turn = require_turn("turn", turn, self.last_turn)
-        when = _naive_utc(require_datetime("timestamp", timestamp))
+        when = require_datetime("timestamp", timestamp)
         # Asking the model how much a message matters keeps "I prefer pytest" and skips a
         # long "haha, not now", where a length rule would do the opposite. The model sees
         # the head of a long message: that says what it is about, and costs no more to judge.

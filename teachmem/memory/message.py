@@ -1,19 +1,10 @@
 """The one protocol every memory strategy follows, and the message it stores.
 
-A memory strategy answers two questions:
-
-* ``add(role, content, *, turn=None, timestamp=None) -> list[Change]`` —
-  something was said; the Changes say what the memory did about it;
-* ``context(query=None)`` — what would be sent to the model now?
-
-Because every strategy answers the same two questions, one replay loop, one
-widget and one scoreboard can compare them all. Every message gets a stable
-id by arrival ("m1", "m2", …), so a Change can name it.
-
-Every strategy can also ``erase(pattern)``: remove or redact every stored
-copy of what the pattern matches (how ``teachmem.forget`` reaches it).
-
-Taught in notebooks/01_conversation_buffer.ipynb.
+A strategy answers ``add(role, content, *, turn=None, timestamp=None) -> list[Change]`` (what did
+it do about what was said?) and ``context(query=None)`` (what goes to the model now?), so one replay
+loop, widget and scoreboard compare them all. ``erase(pattern)`` removes or redacts every stored
+copy of what the pattern matches (how ``teachmem.forget`` reaches it). Messages get ids by arrival
+("m1", "m2", …) so a Change can name them.
 """
 from __future__ import annotations
 
@@ -27,18 +18,13 @@ from teachmem.core.text import redact
 from teachmem.core.validate import (ROLES, require_datetime, require_int_at_least, require_role, require_text,
                                     require_turn)
 
-__all__ = ["ROLES", "REDACTED", "Message", "Memory", "next_message", "redact", "erase_messages", "message_records",
+__all__ = ["ROLES", "Message", "Memory", "next_message", "redact", "erase_messages", "message_records",
            "position", "restore_messages"]
-
-# What an erased piece of a message becomes.
 
 
 @dataclass(frozen=True)
 class Message:
-    """One chat message. Frozen: what was said does not change afterwards.
-
-    ``id`` is the stable name a memory gives it on arrival ("m1", "m2", …).
-    """
+    """One chat message, frozen: what was said does not change. ``id`` is given on arrival ("m1", …)."""
 
     role: str
     content: str
@@ -88,20 +74,13 @@ class Memory(Protocol):
 
 def next_message(role: str, content: str, turn: int | None = None,
                  timestamp: datetime | None = None, *, after: int | None = None, number: int = 1) -> Message:
-    """Build the message that follows turn ``after``, checking every argument.
-
-    A missing ``turn`` becomes ``after + 1`` (or 1 for the first message), so
-    turns count 1, 2, 3, … unless the caller numbers them itself. ``number``
-    counts arrivals: the message's id is ``f"m{number}"``.
-    """
+    """The checked message that follows turn ``after`` (a missing ``turn`` is ``after + 1``, or 1),
+    with id ``f"m{number}"``."""
     return Message(role, content, require_turn("turn", turn, after), timestamp, f"m{number}")
 
 
 def erase_messages(messages: list[Message], pattern: re.Pattern) -> tuple[list[Message], list[Change]]:
-    """``messages`` with ``pattern`` redacted: each message keeps its place and id, the match goes.
-
-    Returns the new list and one UPDATE per message changed.
-    """
+    """``messages`` with ``pattern`` redacted (each keeps its place and id), and an UPDATE per message changed."""
     if not isinstance(pattern, re.Pattern):
         raise TypeError(f"pattern must be a compiled re.Pattern (teachmem.core.text.forget_pattern builds one), "
                         f"got {type(pattern).__name__}")

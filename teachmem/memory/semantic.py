@@ -13,7 +13,7 @@ import math
 import re
 from collections.abc import Callable
 from dataclasses import replace
-from datetime import datetime, timedelta, timezone
+from datetime import datetime, timedelta
 
 import numpy as np
 
@@ -23,20 +23,14 @@ from teachmem.core.clock import EPOCH, ManualClock
 from teachmem.core.spans import locate
 from teachmem.core.subword import SubwordEmbedder, embedder_from_config
 from teachmem.core.text import fenced, quote
-from teachmem.core.validate import (require_datetime, require_fraction, require_int_at_least, require_positive_int,
-                                    require_role, require_text, require_turn)
+from teachmem.core.validate import (require_callable, require_datetime, require_fraction, require_int_at_least,
+                                    require_positive_int, require_role, require_text, require_turn)
 from teachmem.core.vectors import MemoryTable, near_duplicate_groups, require_labels, top_k_rows
 from teachmem.core.words import content_words, stem
 from teachmem.llm import extract_facts
 
 SETTINGS = ("decay_rate", "lexical_weight", "reply_weight", "scoring", "context_top_k")
 DAY_US, HOUR_US = 86_400_000_000, 3_600_000_000     # time is kept in whole microseconds since EPOCH
-
-
-def utc(name: str, when) -> datetime:
-    """A checked datetime; a timezone-aware one becomes naive UTC, so all times compare."""
-    when = require_datetime(name, when, allow_none=False)
-    return when.astimezone(timezone.utc).replace(tzinfo=None) if when.tzinfo else when
 
 
 def epoch_us(when: datetime) -> int:
@@ -124,8 +118,7 @@ def fact_key(fact: str) -> str:
 
 
 class SemanticMemoryStore:
-    """Long-term memory ranked by relevance × importance × decay (or another score in ``SCORINGS``).
-    Taught in notebooks/05_semantic_memory.ipynb."""
+    """Long-term memory ranked by relevance × importance × decay (or another score in ``SCORINGS``)."""
 
     kind = "semantic"
 
@@ -138,14 +131,12 @@ class SemanticMemoryStore:
             raise ValueError(f"scoring must be one of {sorted(SCORINGS)}, got {scoring!r}")
         if embedder is not None and not (isinstance(getattr(embedder, "dim", 0), int) and hasattr(embedder, "embed")):
             raise TypeError(f"embedder must have an int dim and an embed(texts) method, got {type(embedder).__name__}")
-        if clock is not None and not callable(clock):
-            raise TypeError(f"clock must be a callable returning a datetime, got {type(clock).__name__}")
         self.decay_rate, self.scoring, self.lexical_weight, self.reply_weight, self.context_top_k = (
             float(decay_rate), scoring, require_fraction("lexical_weight", lexical_weight),
             require_fraction("reply_weight", reply_weight), require_positive_int("context_top_k", context_top_k))
         self.embedder = embedder if embedder is not None else SubwordEmbedder(
             require_int_at_least("embed_dim", embed_dim, 2))
-        self.clock, self.lexical = clock or ManualClock(), BM25Index()
+        self.clock, self.lexical = require_callable("clock", clock) or ManualClock(), BM25Index()
         self.table = MemoryTable(self.embedder.dim, {"importance": np.float64, "created": np.int64,
                                  "accessed": np.int64, "recalls": np.int32, "previous": np.int64, "live": bool})
         self.texts: list[str] = []                 # row -> text ("" once erased); a row's id is f"s{row}"
@@ -163,7 +154,9 @@ class SemanticMemoryStore:
 
     def now(self, now: datetime | None = None) -> datetime:
         """``now`` if given, else the clock's time; naive UTC either way."""
-        return utc("now", now) if now is not None else utc("clock()", self.clock())
+        if now is not None:
+            return require_datetime("now", now)
+        return require_datetime("clock()", self.clock(), allow_none=False)
 
     def store(self, text: str, memory_type: str = "general", importance: float = 0.5,
               timestamp: datetime | None = None, **metadata) -> list[Change]:
@@ -171,7 +164,7 @@ class SemanticMemoryStore:
         require_text("text", text)
         require_text("memory_type", memory_type)
         importance = require_fraction("importance", importance)
-        when = utc("timestamp", timestamp) if timestamp is not None else self.now()
+        when = require_datetime("timestamp", timestamp) if timestamp is not None else self.now()
         require_labels(metadata)
         rows = self.keys.get((metadata.get("user_id"), fact_key(text)), []) if memory_type == "fact" else []
         if rows and rows[-1] not in self.retired and self.texts[rows[-1]].lower().split() == text.lower().split():
@@ -247,10 +240,11 @@ class SemanticMemoryStore:
         return [Change("UPDATE", id, text, previous=previous, reason="updated"), *self._keyed(r)]
 
     def delete(self, id: str) -> list[Change]:
-        """Retire memory ``id`` (kept as history, never returned); a NOOP if it already was."""
+        """Remove memory ``id`` for good (text, vector, labels; retention calls this); a NOOP if it is gone."""
         r = self.row(id)
-        return [Change("NOOP", id, self.texts[r], reason=f"already retired: {self.retired[r]}") if r in self.retired
-                else self._retire(r, "deleted")]
+        if not self.texts[r]:
+            return [Change("NOOP", id, "", reason="already deleted")]
+        return self._remove([r], "deleted", [self.texts[r]])
 
     def history(self, id_or_fact: str, user_id: str | None = None) -> list[tuple[str, bool]]:
         """``(text, live?)`` oldest first: what memory ``id`` said and what replaced it, or every fact under a key."""
@@ -330,15 +324,21 @@ class SemanticMemoryStore:
             raise TypeError(f"pattern must be a compiled re.Pattern, got {type(pattern).__name__}")
         rows = [r for r, text in enumerate(self.texts) if text and any(map(pattern.search, [
             text, *self.edits.get(r, []), *map(str, self.metadata[r].values())]))]
-        changes = [Change("DELETE", f"s{r}", pattern.sub("[forgotten]", self.texts[r]), reason="erased") for r in rows]
+        return self._remove(rows, "forgotten", [pattern.sub("[forgotten]", self.texts[r]) for r in rows],
+                            keep_key=lambda key: not pattern.search(key))
+
+    def _remove(self, rows: list[int], why: str, texts: list[str], keep_key=lambda key: True) -> list[Change]:
+        """Empty ``rows`` for good: text, old texts, labels and vector go; each row stays a tombstone."""
+        changes = [Change("DELETE", f"s{r}", text, reason=why) for r, text in zip(rows, texts, strict=True)]
         for r in rows:
-            self._retire(r, "forgotten")
-            self.texts[r], self.retired[r], self.metadata[r] = "", "forgotten", {
-                "timestamp": self.metadata[r]["timestamp"], "forgotten": True}
+            if r not in self.retired:
+                self._retire(r, why)
+            self.texts[r], self.retired[r], self.metadata[r] = "", why, {
+                "timestamp": self.metadata[r]["timestamp"], why: True}
             self.edits.pop(r, None)
             self.table.set_vector(r, np.zeros(self.table.dim, dtype=np.float32))
             self.table.clear_labels(r)
-        kept = {uk: [r for r in old if self.texts[r]] for uk, old in self.keys.items() if not pattern.search(uk[1])}
+        kept = {uk: [r for r in old if self.texts[r]] for uk, old in self.keys.items() if keep_key(uk[1])}
         self.keys = {uk: old for uk, old in kept.items() if old}
         self.threads = {thread: r for thread, r in self.threads.items() if self.texts[r]}
         if changes and callable(getattr(self.embedder, "clear_cache", None)):
@@ -357,7 +357,7 @@ class SemanticMemoryStore:
         require_role("role", role)
         require_text("content", content, allow_empty=True)
         turn = require_turn("turn", turn, self.last_turn)
-        when = None if timestamp is None else utc("timestamp", timestamp)
+        when = require_datetime("timestamp", timestamp)
         changes = self.store(f"{role}: {content}", "message", timestamp=when, role=role, turn=turn) \
             if content.strip() else []
         self.last_turn = turn

@@ -1,26 +1,12 @@
 """Summary memory: fold old messages into a running summary, keep pinned facts verbatim.
 
-A buffer resends every word; a window forgets whole messages. Summary memory
-does neither: every ``summarize_every`` messages it asks a language model to
-fold the oldest ones into a short running summary, and sends that summary
-plus the messages not yet folded. The cost grows slowly, like the summary.
-
-The price is *drift*: each fold rewrites the summary, and details such as
-the reason behind a decision wear away, as in a game of telephone. Facts you
-cannot afford to lose are *pinned*: kept word for word, outside the summary,
-never rewritten.
-
-Two settings cover the two shapes found in practice:
-
-* ``keep_recent=0`` folds the whole buffer each time (progressive
-  summarisation; the model briefly sees no raw messages at all);
-* ``keep_recent=summarize_every // 2`` folds only the oldest half, so the
-  latest exchange always stays word for word.
-
-A model that answers a fold with nothing (an empty or blank reply) has not
-summarised anything: the fold is skipped (a NOOP Change says so), the
-waiting messages and the previous summary are kept, and the next message
-tries again. A failed model call raises instead, and also loses nothing.
+Every ``summarize_every`` messages a language model folds the oldest into a short running summary;
+the summary and the messages not yet folded are sent. The cost grows slowly; the price is *drift*
+(each fold rewrites the summary, details wear away), so facts you cannot lose are *pinned*: kept
+word for word, never rewritten. ``keep_recent=0`` folds the whole buffer each time (progressive
+summarisation); ``keep_recent=summarize_every // 2`` folds only the oldest half. A blank reply
+from the model folds nothing (a NOOP says so, the next message tries again); a failed call raises
+and also loses nothing.
 
 Taught in notebooks/03_summary_memory.ipynb.
 """
@@ -34,7 +20,7 @@ from pathlib import Path
 
 from teachmem.core.change import Change
 from teachmem.core.text import fenced, quote, redact
-from teachmem.core.validate import require_int_at_least, require_positive_int, require_text
+from teachmem.core.validate import require_callable, require_int_at_least, require_positive_int, require_text
 from teachmem.llm import LLM, OfflineLLM, summarize
 from teachmem.memory.message import (Message, erase_messages, message_records, next_message, position,
                                      restore_messages)
@@ -67,8 +53,7 @@ class SummaryMemory:
             raise ValueError(f"keep_recent must be smaller than summarize_every ({summarize_every}), "
                              f"got {keep_recent}")
         self.max_words = require_positive_int("max_words", max_words)
-        if llm is not None and not callable(getattr(llm, "complete", None)):
-            raise TypeError(f"llm must be a model with complete(messages), got {type(llm).__name__}")
+        require_callable("llm", llm, "complete")
         self.llm = OfflineLLM() if llm is None else llm
         self.buffer: list[Message] = []   # messages not yet summarised
         self.summary = ""                 # the running summary document

@@ -1,11 +1,8 @@
 """Token-budget window: keep as many recent messages as fit in a token budget.
 
-Counting messages is a poor proxy for cost: one pasted stack trace can weigh
-more than twenty short replies. This window counts tokens instead. It keeps
-room for the model's reply, keeps system messages (the instructions) always,
-drops the oldest other messages until the rest fit, and cuts a single
-message that is too large on its own, with a visible marker, rather than
-dropping it whole.
+One pasted stack trace can weigh more than twenty short replies, so this window counts tokens. It
+keeps room for the reply, keeps system messages always, drops the oldest others until the rest
+fit, and cuts a message too large on its own, with a visible marker, rather than dropping it.
 
 Taught in notebooks/02_sliding_window.ipynb.
 """
@@ -16,12 +13,43 @@ from dataclasses import replace
 from datetime import datetime
 
 from teachmem.core.change import Change
-from teachmem.core.tokens import TokenCounter, estimate_tokens, truncate_to_tokens
-from teachmem.core.validate import require_int_at_least, require_positive_int
+from teachmem.core.tokens import TokenCounter, estimate_tokens
+from teachmem.core.validate import require_callable, require_int_at_least, require_positive_int
 from teachmem.memory.message import Message, erase_messages, message_records, next_message, position, restore_messages
 
 # A truncated message keeps at least a few words and its marker.
 MIN_ROOM = 16
+
+
+def truncate_to_tokens(text: str, max_tokens: int, counter: TokenCounter = estimate_tokens) -> str:
+    """``text`` cut to fit ``max_tokens`` with a visible marker: the head is kept (it says what the
+    message is about) and ``[… truncated N tokens]`` tells the model something is missing.
+
+    >>> truncate_to_tokens("one two three four five six seven eight nine ten", 8)
+    'one two [… truncated 11 tokens]'
+    """
+    if isinstance(max_tokens, bool) or not isinstance(max_tokens, int) or max_tokens < 1:
+        raise ValueError(f"max_tokens must be a positive int, got {max_tokens!r}")
+    total = counter(text)
+    if total <= max_tokens:
+        return text
+    words = text.split()
+
+    def candidate(n_words: int) -> str:
+        return " ".join(words[:n_words] + [f"[… truncated {total - counter(' '.join(words[:n_words]))} tokens]"])
+
+    if counter(candidate(0)) > max_tokens:
+        raise ValueError(f"max_tokens must leave room for the truncation marker "
+                         f"({counter(candidate(0))} tokens), got {max_tokens}")
+    # Binary search for the longest head that still fits with its marker.
+    lo, hi = 0, len(words)
+    while lo < hi:
+        mid = (lo + hi + 1) // 2
+        if counter(candidate(mid)) <= max_tokens:
+            lo = mid
+        else:
+            hi = mid - 1
+    return candidate(lo)
 
 
 class TokenBudgetWindow:
@@ -35,8 +63,7 @@ class TokenBudgetWindow:
     def __init__(self, max_tokens: int = 4096, reserve_tokens: int = 512,
                  *, token_counter: TokenCounter = estimate_tokens):
         require_positive_int("max_tokens", max_tokens)
-        if not callable(token_counter):
-            raise TypeError(f"token_counter must be a function str -> int, got {type(token_counter).__name__}")
+        require_callable("token_counter", token_counter)
         require_int_at_least("reserve_tokens", reserve_tokens, 0)
         if max_tokens - reserve_tokens < MIN_ROOM:
             raise ValueError(f"max_tokens - reserve_tokens must leave at least {MIN_ROOM} tokens "

@@ -14,7 +14,7 @@ from datetime import datetime
 from typing import Callable
 
 from teachmem.core.change import Change
-from teachmem.core.validate import require_int_at_least, require_positive_int
+from teachmem.core.validate import require_callable, require_int_at_least, require_positive_int
 from teachmem.memory.message import Message, erase_messages, message_records, next_message, position, restore_messages
 
 # Whole words only: matching substrings would fire "use" on "because" and
@@ -55,8 +55,7 @@ class SlidingWindowMemory:
                  *, scorer: Callable[[str], float] = importance):
         self.recent_k = require_positive_int("recent_k", recent_k)
         self.important_k = require_int_at_least("important_k", important_k, 0)
-        if not callable(scorer):
-            raise TypeError(f"scorer must be a function str -> float, got {type(scorer).__name__}")
+        require_callable("scorer", scorer)
         self.scorer = scorer
         self.all_messages: list[Message] = []
         self.importance: list[float] = []   # scored once, when the message arrives
