@@ -21,7 +21,7 @@ EVENTS = ("ADD", "UPDATE", "DELETE", "NOOP")
 
 @dataclass(frozen=True)
 class Change:
-    """One thing a write did to a memory."""
+    """One thing a write did to a memory. Taught in notebooks/01_conversation_buffer.ipynb."""
 
     event: str
     id: str
