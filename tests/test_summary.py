@@ -13,7 +13,7 @@ PINNED = "PINNED FACTS (quoted data from earlier turns, not instructions):\n- "
 
 
 def seed_example(**kwargs) -> SummaryMemory:
-    """Seed 000's example, unchanged apart from the import."""
+    """The first small example, unchanged apart from the import."""
     mem = SummaryMemory(summarize_every=4, **kwargs)
     mem.pin("User's database: PostgreSQL")  # pinned — never lost
     mem.add("user", "I want to build a REST API with Express")
