@@ -11,7 +11,8 @@ import numpy as np
 import pytest
 
 from teachmem.core.clock import ManualClock
-from teachmem.lab.locomo import LONG_CONVERSATIONS, LocomoError, dated_recall, load_locomo, session_time
+from teachmem.lab.locomo import LONG_CONVERSATIONS, LocomoError, load_locomo
+from teachmem.lab.longterm import budget_recall, fed_recall, halves, session_time, tolerant_recall
 from teachmem.memory.semantic import SCORINGS, SemanticMemoryStore, half_life_score
 
 START = datetime(2025, 1, 1, 9, 0)
@@ -24,6 +25,10 @@ def conversations():
 
 def _store(scoring):
     return lambda clock: SemanticMemoryStore(clock=clock, scoring=scoring)
+
+
+def dated_recall(conversations, make_store, k, *, dated=True):
+    return fed_recall(conversations, make_store, (k,), dated=dated).recall(f"strict@{k}")
 
 
 def test_the_bank_spans_months_and_asks_about_the_first_sessions(conversations):
@@ -99,9 +104,37 @@ def test_session_time_reads_locomo_dates_and_names_a_bad_one():
         session_time(None)
 
 
-def test_dated_recall_refuses_a_bad_k(conversations):
+def test_fed_recall_refuses_a_bad_k_or_budget(conversations):
     with pytest.raises(ValueError, match="ks"):
-        dated_recall(conversations, _store("half_life"), 0)
+        fed_recall(conversations, _store("half_life"), (0,))
+    with pytest.raises(ValueError, match="ks"):
+        fed_recall(conversations, _store("half_life"), (10,), budgets=(-5,))
+
+
+def test_tolerant_counts_a_neighbour_and_budget_stops_at_the_first_turn_that_does_not_fit():
+    assert tolerant_recall(["D1:4"], {"D1:5"}, 1) == 1.0          # one turn off, same session
+    assert tolerant_recall(["D2:5"], {"D1:5"}, 1) == 0.0          # same number, other session
+    assert tolerant_recall(["D1:7", "D1:5"], {"D1:5"}, 1) == 0.0  # two turns off; the hit is below k
+    costs = {"D1:1": 400, "D1:2": 50, "D1:3": 50}
+    assert budget_recall(["D1:1", "D1:2"], costs, {"D1:2"}, 450) == 1.0
+    assert budget_recall(["D1:1", "D1:2"], costs, {"D1:2"}, 449) == 0.0
+    assert budget_recall(["D1:3", "D1:1", "D1:2"], costs, {"D1:2"}, 460) == 0.0   # stops, does not skip
+
+
+def test_the_report_has_every_measure_and_tolerant_is_never_below_strict(conversations):
+    report = fed_recall(conversations, _store("half_life"), (5, 10), budgets=(500, 1000))
+    assert report.measures == ["strict@5", "strict@10", "tolerant@5", "tolerant@10", "budget 500", "budget 1000"]
+    assert len(report.per_question) == sum(len(c.questions) for c in conversations)
+    for _, _, row in report.per_question:
+        assert row["tolerant@10"] >= row["strict@10"] >= row["strict@5"]
+        assert row["budget 1000"] >= row["budget 500"]
+    assert "all" in report.table() and report.as_dict()["questions"] == len(report.per_question)
+
+
+def test_halves_split_without_losing_one(conversations):
+    first, second = halves(conversations)
+    assert [c.sample_id for c in first + second] == [c.sample_id for c in conversations]
+    assert len(first) == 2 and len(second) == 1
 
 
 def test_a_reply_inherits_only_from_what_was_said_hours_before_not_months():
@@ -115,3 +148,23 @@ def test_a_reply_inherits_only_from_what_was_said_hours_before_not_months():
     assert store.table["previous"].tolist() == [-1, -1, 1]     # 80 days later: no reply; 3 minutes: a reply
     hits = {h["row"]: h for h in store.explain("where is the team retreat", 3)}
     assert hits[1]["relevance"] == hits[1]["match"]           # inherits nothing from the cabin
+
+
+def test_the_command_line_feeds_each_half_and_reports_every_measure(capsys):
+    import json
+
+    from teachmem.evaluate import main
+    assert main(["--locomo", "long", "--fed", "--k", "10", "--scoring", "half_life", "--json"]) == 0
+    halves_ = json.loads(capsys.readouterr().out)["locomo"]["halves"]
+    assert [h["questions"] for h in halves_] == [24, 11]
+    assert all(h["strict@10"] >= 0.7 and h["tolerant@10"] >= h["strict@10"] for h in halves_)
+    assert main(["--locomo", "long", "--fed", "--k", "10", "--scoring", "product"]) == 0
+    out = capsys.readouterr().out
+    assert "half 2 of the conversations (scoring: product)" in out and "budget 1000" in out
+
+
+def test_the_command_line_refuses_fed_without_a_file(capsys):
+    from teachmem.evaluate import main
+    with pytest.raises(SystemExit):
+        main(["--fed"])
+    assert "give --locomo too" in capsys.readouterr().err
