@@ -43,12 +43,12 @@ def check_cost_prediction(predicted_ratio: object) -> str | None:
     the buffer send in all? Measured by replaying the conversation twice over; within 0.5 passes."""
     if isinstance(predicted_ratio, bool) or not isinstance(predicted_ratio, Real):
         raise TypeError(f"predicted_ratio must be a number such as 1.5, got {predicted_ratio!r}")
-    turns = load_scenario("project_30").turns
+    guess, turns = float(predicted_ratio), load_scenario("project_30").turns
     ratio = _buffer_total(turns * 2) / _buffer_total(turns)
-    if abs(predicted_ratio - ratio) <= 0.5:
+    if abs(guess - ratio) <= 0.5:
         return None
     hint = (" Twice the turns, yes, but each of the later turns also sends a context twice as long."
-            if abs(predicted_ratio - 2) < 0.5 else "")
+            if abs(guess - 2) < 0.5 else "")
     return f"you predicted {predicted_ratio}; the buffer sends {ratio:.1f} times as many tokens in all.{hint}"
 
 
@@ -72,7 +72,7 @@ def _window_problem(record: Replay, recent_k: int, important_k: int) -> str | No
 
 
 @answer_checker("window settings")
-def check_window_settings(recent_k: object, important_k: object) -> str | None:
+def check_window_settings(recent_k: int, important_k: int) -> str | None:
     """Exercise 7.2: a sliding window that answers the turn-29 question, never presents a replaced fact
     as current on any turn, and sends at most ``WINDOW_TOKEN_LIMIT`` tokens on turn 29."""
     scenario = load_scenario("project_30")

@@ -31,12 +31,12 @@ def _default_turn_29() -> tuple[frozenset[int], frozenset[int]]:
     and the turns a window that skips each misfit and tries older messages would keep."""
     manager, trace = _turn_29(HybridMemoryManager().fact_share)
     in_window, split = set(manager.window.window_turns()), trace.split()
-    left, skipping = split["message"] + split["unused"], set()
+    left, skipping = split["message"] + split["unused"], set[int]()
     for c in trace.candidates:                       # the window's messages come newest first
         if c.source == "message" and c.turn in in_window and c.tokens <= left:
             skipping.add(c.turn)
             left -= c.tokens
-    return frozenset(c.turn for c in trace.kept("message")), frozenset(skipping)
+    return frozenset(c.turn for c in trace.kept("message") if c.turn is not None), frozenset(skipping)
 
 
 def _turns(name: str, value: object) -> set[int]:
@@ -75,7 +75,7 @@ def check_fact_share(fact_share: object) -> str | None:
         facts = ", ".join(c.text for c in trace.kept("fact")) or "none"
         return (f"with fact_share {fact_share} the facts may use {trace.caps['fact']} tokens, and the prompt "
                 f"still lacks {' and '.join(missing)} (facts kept: {facts})")
-    lost = sorted(_default_turn_29()[0] - {c.turn for c in trace.kept("message")})
+    lost = sorted(_default_turn_29()[0] - {c.turn for c in trace.kept("message") if c.turn is not None})
     if lost:
         return (f"with fact_share {fact_share} the prompt holds the facts, but the window lost turn(s) {lost}: "
                 f"the facts ({trace.used('fact')} tokens) took their room")
