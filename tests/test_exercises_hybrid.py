@@ -16,10 +16,10 @@ def project():
 
 
 def verdicts(check, answers, capsys):
-    """The checker's verdict and printed line for each answer (a tuple of values, or one value)."""
+    """The checker's verdict and printed line for each answer."""
     out = []
     for answer in answers:
-        passed = bool(check(*answer) if isinstance(answer, tuple) else check(answer))
+        passed = bool(check(answer))
         out.append((passed, capsys.readouterr().out.strip()))
     return out
 
@@ -29,20 +29,20 @@ def test_6_1_the_predicted_turns_of_a_skipping_window(project, capsys):
     kept_by_teachmem = {c.turn for c in feed(HybridMemoryManager(hybrid.TIGHT_BUDGET), project, 28)
                         .explain_prompt(project.turns[28].content).kept("message")}
     (solution, sol_line), (wrong, wrong_line), (own, own_line) = verdicts(
-        hybrid.check_skip_prediction,
+        hybrid.check_predicted_turns,
         [S06.predicted_turns,
          {19, 23, 25, 26, 27, 28},          # forgot that turn 23 used up what was left
          kept_by_teachmem],                  # the manager's own window: it stops, it does not skip
         capsys)
-    assert solution and sol_line == "✅ skip-rule prediction: passed"
+    assert solution and sol_line == "✅ predicted_turns: passed"
     assert not wrong and "the skip rule keeps turns [23, 25, 26, 27, 28]" in wrong_line
     assert not own and "it stops at the first message that does not fit" in own_line
 
 
 def test_6_1_asks_for_turn_numbers_and_waits_for_a_prediction(capsys):
-    assert not hybrid.check_skip_prediction(...)
+    assert not hybrid.check_predicted_turns(...)
     assert "not answered yet" in capsys.readouterr().out
-    assert not hybrid.check_skip_prediction("23, 25")
+    assert not hybrid.check_predicted_turns("23, 25")
     assert "predicted_turns must be a set of turn numbers" in capsys.readouterr().out
 
 
@@ -69,7 +69,7 @@ def test_7_1_the_cost_of_twice_the_turns(project, capsys):
     buffer = replay(project, {"buffer": comparison_strategies()["buffer"]}).tokens("buffer")
     read_off_teachmem = buffer[29] / buffer[14]   # twice the turns, read off teachmem's replay: about 2
     (solution, _), (wrong, wrong_line), (own, _), (stub, stub_line) = verdicts(
-        compare.check_cost_prediction, [S07.predicted_ratio, 2, read_off_teachmem, ...], capsys)
+        compare.check_predicted_ratio, [S07.predicted_ratio, 2, read_off_teachmem, ...], capsys)
     assert solution and not wrong and not own and not stub
     assert "each of the later turns also sends a context twice as long" in wrong_line
     assert "not answered yet" in stub_line
@@ -79,17 +79,19 @@ def test_7_1_the_cost_of_twice_the_turns(project, capsys):
 def test_7_2_window_settings_that_answer_without_leaking(capsys):
     window = comparison_strategies()["window"]()     # teachmem's own settings for the comparison
     results = verdicts(compare.check_window_settings,
-                       [(S07.recent_k, S07.important_k),
-                        (6, 3),                                  # leaks nothing, but pytest is gone
-                        (14, 4),                                 # answers, at twice the tokens allowed
-                        (window.recent_k, window.important_k),
-                        (0, 2)],
+                       [S07.window_settings,
+                        dict(recent_k=6, important_k=3),         # leaks nothing, but pytest is gone
+                        dict(recent_k=14, important_k=4),        # answers, at twice the tokens allowed
+                        dict(recent_k=window.recent_k, important_k=window.important_k),
+                        dict(recent_k=0, important_k=2),
+                        (6, 2)],
                        capsys)
     assert results[0] == (True, "✅ window settings: passed")
     assert not results[1][0] and "it lacks pytest" in results[1][1]
     assert not results[2][0] and "at most 300 is the goal" in results[2][1]
     assert not results[3][0] and "as current from turn 26 on" in results[3][1]
     assert not results[4][0] and "recent_k must be an int >= 1" in results[4][1]
+    assert not results[5][0] and "window_settings must be a dict with recent_k and important_k" in results[5][1]
 
 
 # ---------------------------------------------------------------- 7.3 · write it: the cheapest answer

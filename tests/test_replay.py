@@ -333,7 +333,7 @@ def test_untouched_stubs_say_not_implemented(capsys):
 
     assert not compare.check_cheapest_answer(stub)
     assert "not implemented yet" in capsys.readouterr().out
-    for check in (hybrid.check_skip_prediction, compare.check_cost_prediction):
+    for check in (hybrid.check_predicted_turns, compare.check_predicted_ratio):
         assert not check(...)
         assert "not answered yet" in capsys.readouterr().out
 

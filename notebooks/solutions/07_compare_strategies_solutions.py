@@ -9,7 +9,7 @@ predicted_ratio = 4
 # scrolled out. Pin enough to keep the change as well (turns 1, 3, 5, 7 and 17 are the five most
 # important older messages): the pytest decision (turn 7) and MySQL stay, nothing stale is alone,
 # and a short recent part keeps the cost low (247 tokens on turn 29).
-recent_k, important_k = 2, 5
+window_settings = dict(recent_k=2, important_k=5)
 
 
 def cheapest_answer(replay, turn):

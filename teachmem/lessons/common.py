@@ -79,18 +79,18 @@ def checker(title: str) -> Callable[[Callable[[Callable], str | None]], Callable
     return wrap
 
 
-def answer_checker(title: str) -> Callable[[Callable[..., str | None]], Callable[..., CheckResult]]:
-    """Like ``checker``, for an exercise answered with values instead of a function: a
-    prediction written down before a cell reveals the answer, or a setting changed until
-    the check passes. ``body(*values)`` returns None when right, else a sentence; a value
-    still ``...`` (the placeholder) prints "not answered yet"."""
-    def wrap(body: Callable[..., str | None]) -> Callable[..., CheckResult]:
+def answer_checker(title: str) -> Callable[[Callable[[Any], str | None]], Callable[[Any], CheckResult]]:
+    """Like ``checker``, for an exercise answered with a value instead of a function: a prediction
+    written down before a cell reveals the answer, or a setting changed until the check passes.
+    ``body(value)`` returns None when right, else a sentence; a bad value's TypeError or ValueError
+    is printed as what differs; ``...`` (the placeholder) prints "not answered yet"."""
+    def wrap(body: Callable[[Any], str | None]) -> Callable[[Any], CheckResult]:
         @functools.wraps(body)
-        def run(*values: Any) -> CheckResult:
-            if any(v is ... for v in values):
+        def run(value: Any) -> CheckResult:
+            if value is ...:
                 return report(False, f"⏳ {title}: not answered yet (replace `...` with your answer)")
             try:
-                problem = body(*values)
+                problem = body(value)
             except (TypeError, ValueError) as err:
                 return report(False, f"❌ {title}: {err}")
             return report(not problem, f"❌ {title}: {problem}" if problem else f"✅ {title}: passed")

@@ -37,8 +37,8 @@ def _buffer_total(turns: Sequence[Turn]) -> int:
     return total
 
 
-@answer_checker("cost prediction")
-def check_cost_prediction(predicted_ratio: object) -> str | None:
+@answer_checker("predicted_ratio")
+def check_predicted_ratio(predicted_ratio: object) -> str | None:
     """Exercise 7.1: if the 30 turns went on at the same pace to 60, how many times as many tokens would
     the buffer send in all? Measured by replaying the conversation twice over; within 0.5 passes."""
     if isinstance(predicted_ratio, bool) or not isinstance(predicted_ratio, Real):
@@ -52,10 +52,9 @@ def check_cost_prediction(predicted_ratio: object) -> str | None:
     return f"you predicted {predicted_ratio}; the buffer sends {ratio:.1f} times as many tokens in all.{hint}"
 
 
-def _window_problem(record: Replay, recent_k: int, important_k: int) -> str | None:
-    """What keeps a window's replay from passing exercise 7.2, or None."""
+def _window_problem(record: Replay, setting: str) -> str | None:
+    """What keeps a window's replay from passing exercise 7.2, or None; ``setting`` names the settings."""
     scenario, question = record.scenario, record.scenario.questions[0]
-    setting = f"with recent_k={recent_k} and important_k={important_k}"
     leaks = [t for t in range(1, len(scenario) + 1) if record.at("window", t).leaks]
     if leaks:
         stale = ", ".join(sorted(scenario.fact(i).value for i in record.at("window", leaks[0]).leaks))
@@ -72,12 +71,16 @@ def _window_problem(record: Replay, recent_k: int, important_k: int) -> str | No
 
 
 @answer_checker("window settings")
-def check_window_settings(recent_k: int, important_k: int) -> str | None:
-    """Exercise 7.2: a sliding window that answers the turn-29 question, never presents a replaced fact
-    as current on any turn, and sends at most ``WINDOW_TOKEN_LIMIT`` tokens on turn 29."""
-    scenario = load_scenario("project_30")
-    record = replay_scenario(scenario, {"window": lambda: SlidingWindowMemory(recent_k, important_k)})
-    return _window_problem(record, recent_k, important_k)
+def check_window_settings(window_settings: object) -> str | None:
+    """Exercise 7.2: settings ``{"recent_k": …, "important_k": …}`` for a sliding window that answers the
+    turn-29 question, never presents a replaced fact as current, and sends at most ``WINDOW_TOKEN_LIMIT``
+    tokens on turn 29."""
+    if not isinstance(window_settings, dict) or set(window_settings) != {"recent_k", "important_k"}:
+        raise TypeError(f"window_settings must be a dict with recent_k and important_k, such as "
+                        f"dict(recent_k=6, important_k=2), got {window_settings!r}")
+    settings = dict(window_settings)
+    record = replay_scenario(load_scenario("project_30"), {"window": lambda: SlidingWindowMemory(**settings)})
+    return _window_problem(record, f"with recent_k={settings['recent_k']} and important_k={settings['important_k']}")
 
 
 @functools.lru_cache(maxsize=1)

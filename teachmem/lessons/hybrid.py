@@ -46,8 +46,8 @@ def _turns(name: str, value: object) -> set[int]:
     return set(value)
 
 
-@answer_checker("skip-rule prediction")
-def check_skip_prediction(predicted_turns: object) -> str | None:
+@answer_checker("predicted_turns")
+def check_predicted_turns(predicted_turns: object) -> str | None:
     """Exercise 6.1: which turns would the window keep at a budget of 700 if it skipped a message
     that does not fit and went on trying older ones? The answer is worked out from the manager's trace."""
     got = _turns("predicted_turns", predicted_turns)
