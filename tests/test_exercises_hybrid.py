@@ -86,7 +86,7 @@ def test_7_2_window_settings_that_answer_without_leaking(capsys):
                         dict(recent_k=0, important_k=2),
                         (6, 2)],
                        capsys)
-    assert results[0] == (True, "✅ window settings: passed")
+    assert results[0] == (True, "✅ window_settings: passed")
     assert not results[1][0] and "it lacks pytest" in results[1][1]
     assert not results[2][0] and "at most 300 is the goal" in results[2][1]
     assert not results[3][0] and "as current from turn 26 on" in results[3][1]

@@ -70,7 +70,7 @@ def _window_problem(record: Replay, setting: str) -> str | None:
     return None
 
 
-@answer_checker("window settings")
+@answer_checker("window_settings")
 def check_window_settings(window_settings: object) -> str | None:
     """Exercise 7.2: settings ``{"recent_k": …, "important_k": …}`` for a sliding window that answers the
     turn-29 question, never presents a replaced fact as current, and sends at most ``WINDOW_TOKEN_LIMIT``
