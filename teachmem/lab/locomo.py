@@ -14,7 +14,10 @@ conversations, each ``{"sample_id", "conversation", "qa"}``:
 The dataset is licensed for non-commercial use only, so it is not bundled:
 ``LOCOMO_SAMPLE`` is a small file in the same format, written for this
 project. Point ``load_locomo`` at a downloaded ``locomo10.json`` to measure
-on the real thing.
+on the real thing. ``LONG_CONVERSATIONS``, also written for this project, holds
+three conversations of eight sessions each, spread over eight to ten months,
+whose questions ask about the first sessions: what a store fed with real dates
+must still find months later (``dated_recall``).
 
 **Evidence recall@k**, exactly: every turn of a conversation is stored in a
 fresh retriever as ``"speaker: text"``, in file order (sessions by number).
@@ -32,6 +35,7 @@ Taught in notebooks/08_evaluate_memory.ipynb.
 from __future__ import annotations
 
 import re
+from datetime import datetime
 from collections import defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -39,11 +43,13 @@ from typing import Any, Callable, Iterable, Sequence
 
 from tqdm import tqdm
 
+from teachmem.core.clock import ManualClock
 from teachmem.lab.scenarios import read_json
 from teachmem.lab.scoreboard import text_table
 from teachmem.memory.semantic import SemanticMemoryStore
 
 LOCOMO_SAMPLE = Path(__file__).parent / "data" / "locomo_sample.json"
+LONG_CONVERSATIONS = Path(__file__).parent / "data" / "long_conversations.json"
 DEFAULT_KS = (1, 5, 10, 20)
 _SESSION = re.compile(r"session_(\d+)")
 _DIA_ID = re.compile(r"D\d+:\d+")
@@ -294,3 +300,46 @@ def evidence_recall(conversations: Sequence[LocomoConversation], ks=DEFAULT_KS,
             report.per_question.append((conv.sample_id, q.question, q.category,
                                         {k: recall_at_k(ranked, valid, k) for k in ks}))
     return report
+
+
+def session_time(date_time: str) -> datetime:
+    """A LoCoMo session date, such as ``"2:10 pm on 3 March, 2024"``, as a datetime.
+
+    >>> session_time("2:10 pm on 3 March, 2024")
+    datetime.datetime(2024, 3, 3, 14, 10)
+    """
+    try:
+        return datetime.strptime(date_time.strip(), "%I:%M %p on %d %B, %Y")
+    except (AttributeError, ValueError):
+        raise LocomoError(f"a session date must read like '2:10 pm on 3 March, 2024', got {date_time!r}") from None
+
+
+def dated_recall(conversations: Sequence[LocomoConversation], make_store: Callable[[Any], Any], k: int = 10,
+                 *, dated: bool = True) -> float:
+    """Evidence recall@k of a store fed the way an application feeds it, questions asked after the last session.
+
+    Each turn goes through ``store.add(role, "speaker: text", turn=, timestamp=)``: the first speaker is
+    the user, the other the assistant, and ``timestamp`` is the session's date (with ``dated=False``, the
+    first session's date for every turn, so time plays no part). ``make_store(clock)`` builds an empty
+    store on ``clock``, a ``ManualClock`` that then stands at the last session; the store must have
+    ``explain(query, top_k)`` returning dicts with ``"text"``, best first. Questions without valid
+    evidence are skipped; the mean is over the questions scored.
+    """
+    _require_ks([k])
+    scores = []
+    for conv in conversations:
+        times = [session_time(t.date_time or "") for t in conv.turns]
+        clock = ManualClock(times[0])
+        store, found = make_store(clock), defaultdict(list)
+        for turn, (t, when) in enumerate(zip(conv.turns, times if dated else [times[0]] * len(times), strict=True), 1):
+            role = "user" if t.speaker == conv.turns[0].speaker else "assistant"
+            clock.set(max(clock(), when))
+            store.add(role, t.memory, turn=turn, timestamp=when)
+            found[f"{role}: {t.memory}"].append(t.dia_id)
+        ids = {t.dia_id for t in conv.turns}
+        for q in conv.questions:
+            evidence = {e for e in q.evidence if e in ids}
+            if evidence:
+                ranked = [found[h["text"]][0] for h in store.explain(q.question, k)]
+                scores.append(recall_at_k(ranked, evidence, k))
+    return sum(scores) / len(scores) if scores else 0.0
