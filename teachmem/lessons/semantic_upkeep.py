@@ -20,13 +20,14 @@ RETENTION = [((0, 1), 1.0), ((0, 10), 1.0), ((5, 1), math.exp(-1)), ((10, 1), ma
              ((7, 2), math.exp(-0.7)), ((30, 3), math.exp(-2)), ((30, 10), math.exp(-0.6)),
              ((1, 10), math.exp(-0.02)), ((2.5, 1.5), math.exp(-1 / 3))]
 
-# (last_accessed hours, now) -> Generative Agents recency 0.995 ** (hours since the last access), by hand.
+# (last_accessed hours, now) -> Generative Agents recency 0.995 ** (hours since the last access, at least 0), by hand.
 RECENCY = [(([0.0, 5.0, 9.0], 10.0), [0.995 ** 10, 0.995 ** 5, 0.995 ** 1]),
            (([9.0, 0.0, 5.0], 10.0), [0.995 ** 1, 0.995 ** 10, 0.995 ** 5]),
            (([3.0], 3.0), [1.0]), (([], 1.0), []),
            (([2.0, 2.0, 1.0], 4.0), [0.995 ** 2, 0.995 ** 2, 0.995 ** 3]),
            (([0.0, 24.0, 48.0], 72.0), [0.995 ** 72, 0.995 ** 48, 0.995 ** 24]),
-           (([100.5, 0.5, 150.0], 200.5), [0.995 ** 100, 0.995 ** 200, 0.995 ** 50.5])]
+           (([100.5, 0.5, 150.0], 200.5), [0.995 ** 100, 0.995 ** 200, 0.995 ** 50.5]),
+           (([4.0, 12.0], 10.0), [0.995 ** 6, 1.0])]      # accessed after `now` (clocks disagree): just used
 
 # Exercise 5.5's memories, oldest first: three wordings of one preference, then two other memories.
 MERGE_MEMORIES = ("User prefers pytest with verbose output", "user prefers pytest, verbose output!",
