@@ -229,7 +229,8 @@ def plot_burial(memories, question: str, now: datetime, days: int = 90, decay_ra
 
 def plot_similarity_heatmaps(matrices: dict, labels: list[str]) -> Figure:
     """One cosine-similarity heatmap per embedder, side by side (``matrices``: name -> n×n array), readable
-    on a projector: the value written in each cell, a colour-blind-safe map, a colour bar that says what it means.
+    on a projector: the value written in each cell, a colour-blind-safe map, a colour bar that says what it means
+    (a negative cosine, as unrelated as 0, is coloured as 0 and written as it is).
 
     Taught in notebooks/05_semantic_memory.ipynb.
     """
