@@ -13,7 +13,7 @@ from conftest import load_solutions, proves_checker
 from teachmem.core.words import stem
 from teachmem.lessons import semantic, semantic_upkeep
 from teachmem.memory.semantic import (SemanticMemoryStore, decay_factor, fact_key, generative_agents_score,
-                                      memorybank_retention)
+                                      memorybank_score)
 
 NOTEBOOKS = Path(__file__).resolve().parent.parent / "notebooks"
 S05, S05B = load_solutions("05_semantic_memory"), load_solutions("05b_semantic_upkeep")
@@ -59,7 +59,7 @@ def _recency_by_rank_newest_first(last_accessed, now, decay=0.995):
 
 # Answers that just call teachmem's own implementation of the job.
 def _teachmem_retention(t, S):
-    return float(memorybank_retention(t, S))
+    return float(memorybank_score([1.0], [1.0], [t], [S])["retention"][0])
 
 
 def _teachmem_recency(last_accessed, now, decay=0.995):

@@ -1,5 +1,7 @@
 """Notebooks 05 and 05b: the semantic view at every slider position, the decay demo, the plots."""
+import io
 import math
+import struct
 from datetime import datetime, timedelta
 
 import ipywidgets
@@ -80,11 +82,18 @@ def test_plots_return_closed_figures():
     assert np.allclose(figures[0].axes[0].lines[1].get_ydata()[[10, 20]], [0.95 ** 10, 0.95 ** 20])
 
 
+def _png_width(fig) -> int:
+    """The width of ``fig`` saved as the notebook's inline backend saves it (bbox_inches="tight")."""
+    buffer = io.BytesIO()
+    fig.savefig(buffer, format="png", bbox_inches="tight")
+    return struct.unpack(">I", buffer.getvalue()[16:20])[0]
+
+
 def test_heatmaps_can_be_read_on_a_projector():
     texts = ["prefers window seats", "Which seat do I prefer?", "uses PostgreSQL 16", "Which database do we use?"]
     fig = plot_similarity_heatmaps({e.name: cosine_matrix(e, texts) for e in
                                     (RandomEmbedder(64), BagOfWordsEmbedder(), SubwordEmbedder())}, texts)
-    assert fig.get_figwidth() * fig.dpi <= 1100
+    assert _png_width(fig) <= 1100
     *panels, bar = fig.axes
     assert "cosine similarity" in bar.get_ylabel() and "1 = alike" in bar.get_ylabel()
     assert all(ax.images[0].get_cmap().name == "cividis" for ax in panels)
@@ -130,7 +139,7 @@ def test_decay_alone_buries_the_answer_on_the_day_the_logarithm_says():
 def test_burial_plot_marks_the_day():
     fig = semantic.plot_burial(MEMORIES, QUESTION, NOW)
     ax = fig.axes[0]
-    assert fig.get_figwidth() * fig.dpi <= 1100 and ax.get_legend() is not None
+    assert _png_width(fig) <= 1100 and ax.get_legend() is not None
     assert any("buried from day 37" in t.get_text() for t in ax.texts)
     assert ax.get_xlabel() and ax.get_ylabel()
 

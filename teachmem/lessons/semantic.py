@@ -234,7 +234,7 @@ def plot_similarity_heatmaps(matrices: dict, labels: list[str]) -> Figure:
 
     Taught in notebooks/05_semantic_memory.ipynb.
     """
-    fig, axes = plt.subplots(1, len(matrices), figsize=(min(11.0, 3.2 * len(matrices) + 1.6), 4.6),
+    fig, axes = plt.subplots(1, len(matrices), figsize=(min(10.4, 3.1 * len(matrices) + 1.4), 4.6),
                              layout="constrained", sharey=True)
     plt.close(fig)
     axes = np.atleast_1d(axes)
