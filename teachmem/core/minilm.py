@@ -220,7 +220,11 @@ def attention(q: np.ndarray, k: np.ndarray, v: np.ndarray, mask: np.ndarray) -> 
 
 
 def transformer_layer(w: dict[str, np.ndarray], i: int, x: np.ndarray, mask: np.ndarray) -> np.ndarray:
-    """One of the six layers: attention, add and normalise, feed-forward, add and normalise."""
+    """Layer ``i`` of six: attention, add and normalise, feed-forward, add and normalise.
+
+    >>> transformer_layer(random_weights(), 0, np.ones((1, 3, 24), np.float32), np.ones((1, 3), bool)).shape
+    (1, 3, 24)
+    """
     p = f"encoder.layer.{i}."
     b, s, d = x.shape
     q, k, v = (dense(x, w[f"{p}attention.self.{n}.weight"], w[f"{p}attention.self.{n}.bias"])
