@@ -6,6 +6,9 @@ process, since numpy reads the setting once):
 * load time: reading model.zip, parsing the weights and tokenizer.json (cold, once per process);
 * query latency: one short sentence, median of repeated calls, in ms;
 * batch throughput: sentences per second over a batch of chat-like sentences;
+* both in wall-clock time and in this process's CPU time: on a shared machine the wall clock
+  also counts the time other programs held the cores, the CPU time does not (but it counts
+  BLAS threads spinning while they wait for each other);
 * each of these with every dense layer written as one 2-D matrix product over all tokens
   (``teachmem.core.minilm.dense``, the default), as a 3-D product, ``x @ weight + bias`` on a
   (sentences, tokens, features) array, and as a 3-D product with the weight in the file's
@@ -44,13 +47,15 @@ def dense_3d_file_layout(x, weight, bias):
     return x @ stored.T + bias
 
 
-def median_time(call, repeats: int) -> float:
-    times = []
+def median_times(call, repeats: int) -> tuple[float, float]:
+    """Median wall-clock and median CPU time (this process, every thread) of ``call()``."""
+    wall, cpu = [], []
     for _ in range(repeats):
-        start = time.perf_counter()
+        start, start_cpu = time.perf_counter(), time.process_time()
         call()
-        times.append(time.perf_counter() - start)
-    return statistics.median(times)
+        wall.append(time.perf_counter() - start)
+        cpu.append(time.process_time() - start_cpu)
+    return statistics.median(wall), statistics.median(cpu)
 
 
 def measure() -> dict:
@@ -68,8 +73,10 @@ def measure() -> dict:
     batch, query = sentences(BATCH, seed=7), ["Where did my sister move to?"]
     for name, layer in (("2d", minilm.dense), ("3d", dense_3d), ("3d_file", dense_3d_file_layout)):
         minilm.dense = layer
-        results[f"query_ms_{name}"] = 1000 * median_time(lambda: embedder.embed(query), 2 * REPEATS + 1)
-        results[f"batch_per_s_{name}"] = BATCH / median_time(lambda: embedder.embed(batch), REPEATS)
+        wall, cpu = median_times(lambda: embedder.embed(query), 2 * REPEATS + 1)
+        results[f"query_ms_{name}"], results[f"query_cpu_ms_{name}"] = 1000 * wall, 1000 * cpu
+        wall, cpu = median_times(lambda: embedder.embed(batch), REPEATS)
+        results[f"batch_per_s_{name}"], results[f"batch_per_cpu_s_{name}"] = BATCH / wall, BATCH / cpu
     return results
 
 
@@ -88,19 +95,21 @@ def main() -> None:
     columns = {"1 BLAS thread": child("1"), f"default ({os.cpu_count()} cores)": child(None)}
     print(f"MiniLM in numpy: {BATCH} chat-like sentences a batch; one short query sentence\n")
     print(f"{'':34}" + "".join(f"{name:>22}" for name in columns))
-    rows = [("load (s)", "load_s", "{:.2f}"),
-            ("query, 2-D dense (ms)", "query_ms_2d", "{:.1f}"), ("query, 3-D dense (ms)", "query_ms_3d", "{:.1f}"),
-            ("query, 3-D, x @ W.T (ms)", "query_ms_3d_file", "{:.1f}"),
-            ("batch, 2-D dense (sentences/s)", "batch_per_s_2d", "{:.1f}"),
-            ("batch, 3-D dense (sentences/s)", "batch_per_s_3d", "{:.1f}"),
-            ("batch, 3-D, x @ W.T (sentences/s)", "batch_per_s_3d_file", "{:.1f}")]
+    rows = [("load (s)", "load_s", "{:.2f}")]
+    for clock, unit in (("", "wall"), ("cpu_", "CPU")):
+        for name, label in (("2d", "2-D"), ("3d", "3-D"), ("3d_file", "3-D x @ W.T")):
+            rows.append((f"query, {label} ({unit} ms)", f"query_{clock}ms_{name}", "{:.1f}"))
+        for name, label in (("2d", "2-D"), ("3d", "3-D"), ("3d_file", "3-D x @ W.T")):
+            rows.append((f"batch, {label} (/{unit} s)", f"batch_per_{clock}s_{name}", "{:.1f}"))
     for label, key, fmt in rows:
         print(f"{label:34}" + "".join(f"{fmt.format(c[key]):>22}" for c in columns.values()))
-    for variant, label in (("3d", "3-D"), ("3d_file", "3-D, x @ W.T")):
-        print(f"{f'{label} / 2-D time, batch (x)':34}"
-              + "".join(f"{c['batch_per_s_2d'] / c[f'batch_per_s_{variant}']:>22.1f}" for c in columns.values()))
-        print(f"{f'{label} / 2-D time, query (x)':34}"
-              + "".join(f"{c[f'query_ms_{variant}'] / c['query_ms_2d']:>22.1f}" for c in columns.values()))
+    print("\ntime over the 2-D version's (x)")
+    for clock, unit in (("", "wall"), ("cpu_", "CPU")):
+        for name, label in (("3d", "3-D"), ("3d_file", "3-D x @ W.T")):
+            print(f"{f'  {label}, batch, {unit}':34}" + "".join(
+                f"{c[f'batch_per_{clock}s_2d'] / c[f'batch_per_{clock}s_{name}']:>22.1f}" for c in columns.values()))
+            print(f"{f'  {label}, query, {unit}':34}" + "".join(
+                f"{c[f'query_{clock}ms_{name}'] / c[f'query_{clock}ms_2d']:>22.1f}" for c in columns.values()))
 
 
 if __name__ == "__main__":
