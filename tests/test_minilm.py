@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import math
 import os
+import zipfile
 from pathlib import Path
 
 import numpy as np
@@ -72,6 +73,15 @@ def test_a_shorter_max_length_cuts_the_pieces_and_keeps_sep(tokenizer):
     short = WordPiece(tokenizer.vocab, max_length=8)
     long_text = REFERENCE["sentences"][-1]
     assert short.encode(long_text) == tokenizer.encode(long_text)[:7] + [tokenizer.vocab["[SEP]"]]
+
+
+def test_a_folder_with_the_two_files_works_like_the_package(embedder, tmp_path):
+    with zipfile.ZipFile(embedder.path) as archive:
+        archive.extract("model.safetensors", tmp_path)
+        archive.extract("tokenizer.json", tmp_path)
+    from_folder = MiniLMEmbedder(tmp_path, batch_size=4)
+    assert from_folder.config() == {"name": "minilm", "path": str(tmp_path), "max_length": 256, "batch_size": 4}
+    assert np.abs(from_folder.embed(REFERENCE["sentences"][:3]) - VECTORS[:3]).max() < 1e-5
 
 
 def test_batching_and_order_do_not_change_a_vector(embedder):
