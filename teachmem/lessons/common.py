@@ -156,3 +156,7 @@ def figure(width: float = 7, height: float = 3.6) -> tuple[Figure, Axes]:
     fig, ax = plt.subplots(figsize=(width, height), layout="constrained")
     plt.close(fig)
     return fig, ax
+
+
+# Okabe–Ito: eight colours told apart with every common kind of colour blindness (black comes last here).
+OKABE_ITO = ("#0072B2", "#E69F00", "#009E73", "#CC79A7", "#56B4E9", "#D55E00", "#F0E442", "#000000")
