@@ -298,7 +298,7 @@ def turn_from_query(query: str | None, last: int, default: int = 1) -> int:
     Voilà hands a page's query string to its kernel as ``os.getenv("QUERY_STRING")``.
     A turn that is not a whole number from 1 to ``last`` is a ValueError.
     """
-    values = parse_qs(query or "").get("turn")
+    values = parse_qs(query or "", keep_blank_values=True).get("turn")
     if not values:
         return default
     if not values[-1].strip().isdigit() or not 1 <= int(values[-1]) <= last:
@@ -314,8 +314,8 @@ class ComparisonWidget(ipywidgets.VBox):
     """
 
     def __init__(self, replay: Replay, turn: int = 1, *, interval: int = 1500):
+        last, turn = len(replay.scenario), checked_turn(replay, turn)     # a bad turn fails before any drawing
         self.replay, self.chart = replay, ComparisonChart(replay)
-        last, turn = len(replay.scenario), checked_turn(replay, turn)
         self.slider = ipywidgets.IntSlider(value=turn, min=1, max=last, description="turn",
                                            layout=ipywidgets.Layout(width="min(720px, 100%)"))
         self.play = ipywidgets.Play(value=turn, min=1, max=last, interval=interval)
