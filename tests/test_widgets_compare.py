@@ -246,3 +246,11 @@ def test_the_page_address_chooses_the_first_turn():
     for bad in ("turn=0", "turn=31", "turn=abc", "turn=", "turn=-2", "turn=1.5"):
         with pytest.raises(ValueError, match="turn in the page's address must be a whole number from 1 to 30"):
             turn_from_query(bad, 30)
+
+
+def test_prerender_draws_every_turn_in_the_background_as_png_would():
+    chart = ComparisonChart(RESULTS)
+    assert chart.turns_drawn == []
+    chart.prerender().join(timeout=300)
+    assert chart.turns_drawn == list(range(1, len(PROJECT) + 1))
+    assert all(chart.png(t) == CHART.png(t) for t in (1, 17, 30))

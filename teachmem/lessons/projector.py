@@ -16,6 +16,7 @@ from __future__ import annotations
 import html
 import io
 import itertools
+import threading
 from collections.abc import Mapping, Sequence
 from typing import Any
 from urllib.parse import parse_qs
@@ -79,21 +80,22 @@ class ComparisonChart:
     def __init__(self, replay: Replay, width: float = 11, height: float = 4.3):
         self.replay, self.names = replay, replay.strategies
         self.fig = Figure(figsize=(width, height), dpi=100, layout="constrained")
-        FigureCanvasAgg(self.fig)
+        self.canvas = FigureCanvasAgg(self.fig)
         ax_tokens, ax_facts, ax_recall = self.fig.subplots(1, 3, width_ratios=[1.45, 1, 0.95])
         self._tokens_panel(ax_tokens)
         self._facts_panel(ax_facts)
         self._recall_panel(ax_recall)
         self._pngs: dict[int, bytes] = {}
+        self._lock = threading.Lock()          # one drawing at a time: the widget's and ``prerender``'s
         self.moving = sorted([*self.lines, *self.dots, self.marker, *self.states.values(), *self.recalled,
                               *self.leaked, *self.counts], key=lambda artist: artist.get_zorder())
         self.draw(len(replay.scenario))
-        self.fig.canvas.draw()
+        self.canvas.draw()
         self.fig.set_layout_engine("none")     # every turn keeps the same layout ...
         for artist in self.moving:             # ... and the same background: only what moves is drawn again
             artist.set_animated(True)
-        self.fig.canvas.draw()
-        self._background = self.fig.canvas.copy_from_bbox(self.fig.bbox)
+        self.canvas.draw()
+        self._background = self.canvas.copy_from_bbox(self.fig.bbox)
 
     def _tokens_panel(self, ax: Axes) -> None:
         turns = np.arange(1, len(self.replay.scenario) + 1)
@@ -126,7 +128,7 @@ class ComparisonChart:
         self.recalled = ax.barh(rows - 0.19, np.zeros(len(rows)), 0.36, color="#0072B2", label="recalled (true now)")
         self.leaked = ax.barh(rows + 0.19, np.zeros(len(rows)), 0.36, color="#D55E00",
                               label="leaked (replaced, sent as true)")
-        self.counts = [ax.text(0, y, "", va="center", fontsize=8) for y in [*rows - 0.19, *rows + 0.19]]
+        self.counts = [ax.text(0, float(y), "", va="center", fontsize=8) for y in rows]
         ax.set_yticks(rows, self.names, fontsize=8.5)
         ax.set(xlim=(0, len(self.replay.scenario.facts) + 1.5), ylim=(len(rows) - 0.5, -0.5), xlabel="facts")
         ax.set_title("Facts recalled and leaked now", fontsize=10)
@@ -153,28 +155,40 @@ class ComparisonChart:
             artist.set_offsets(np.array(points[state], dtype=float).reshape(-1, 2) if points[state] else NO_POINTS)
 
     def _draw_recall(self, turn: int) -> None:
-        numbers = [recalled_and_leaked(self.replay, name, turn) for name in self.names]
-        labels = [f"{held}/{true}" for held, true, _ in numbers] + [str(leaked) for *_, leaked in numbers]
-        widths = [held for held, _, _ in numbers] + [leaked for *_, leaked in numbers]
-        for bar, width in zip([*self.recalled, *self.leaked], widths, strict=True):
-            bar.set_width(width)
-        for text, width, label in zip(self.counts, widths, labels, strict=True):
-            text.set_x(width + 0.15)
-            text.set_text(label)
+        for name, recalled, leaked, text in zip(self.names, self.recalled, self.leaked, self.counts, strict=True):
+            held, true, leaks = recalled_and_leaked(self.replay, name, turn)
+            recalled.set_width(held)
+            leaked.set_width(leaks)
+            text.set_x(max(held, leaks) + 0.2)
+            text.set_text(f"{held}/{true}" + (f", {leaks} leaked" if leaks else ""))
 
     def png(self, turn: int) -> bytes:
-        """The chart at ``turn`` as PNG bytes (rendered once per turn, then kept)."""
+        """The chart at ``turn`` as PNG bytes (drawn once per turn, then kept)."""
         turn = checked_turn(self.replay, turn)
-        if turn not in self._pngs:
-            canvas = self.fig.canvas
-            canvas.restore_region(self._background)
-            self.draw(turn)
-            for artist in self.moving:
-                self.fig.draw_artist(artist)
-            buffer = io.BytesIO()
-            PIL.Image.fromarray(np.asarray(canvas.buffer_rgba())[..., :3]).save(buffer, format="png", compress_level=1)
-            self._pngs[turn] = buffer.getvalue()
-        return self._pngs[turn]
+        with self._lock:
+            if turn not in self._pngs:
+                canvas = self.canvas
+                canvas.restore_region(self._background)
+                self.draw(turn)
+                for artist in self.moving:
+                    self.fig.draw_artist(artist)
+                buffer = io.BytesIO()
+                PIL.Image.fromarray(np.asarray(canvas.buffer_rgba())[..., :3]).save(buffer, format="png",
+                                                                                    compress_level=1)
+                self._pngs[turn] = buffer.getvalue()
+            return self._pngs[turn]
+
+    @property
+    def turns_drawn(self) -> list[int]:
+        """The turns whose picture is kept, in order."""
+        return sorted(self._pngs)
+
+    def prerender(self) -> threading.Thread:
+        """Draw every turn in a background thread, so that later steps of a slider only look the picture up."""
+        thread = threading.Thread(target=lambda: [self.png(t) for t in range(1, len(self.replay.scenario) + 1)],
+                                  name="prerender", daemon=True)
+        thread.start()
+        return thread
 
 
 # ---------------------------------------------------------------- text as HTML, wrapping at words
@@ -309,11 +323,12 @@ def turn_from_query(query: str | None, last: int, default: int = 1) -> int:
 class ComparisonWidget(ipywidgets.VBox):
     """The 30-turn comparison as a class watches it: a turn slider (and a play button) above what was said,
     the chart, and the table; moving the turn redraws the chart. The callback only calls the views.
+    With ``prerender`` the chart of every turn is drawn in the background as soon as the widget shows.
 
     Taught in notebooks/07_compare_strategies.ipynb.
     """
 
-    def __init__(self, replay: Replay, turn: int = 1, *, interval: int = 1500):
+    def __init__(self, replay: Replay, turn: int = 1, *, interval: int = 1500, prerender: bool = False):
         last, turn = len(replay.scenario), checked_turn(replay, turn)     # a bad turn fails before any drawing
         self.replay, self.chart = replay, ComparisonChart(replay)
         self.slider = ipywidgets.IntSlider(value=turn, min=1, max=last, description="turn",
@@ -326,6 +341,8 @@ class ComparisonWidget(ipywidgets.VBox):
         super().__init__([ipywidgets.HBox([self.play, self.slider]), self.caption, self.image, self.details])
         self.slider.observe(self.show, names="value")
         self.show()
+        if prerender:      # the other turns, drawn while the class looks at this one
+            self.chart.prerender()
 
     def show(self, _change: object = None) -> None:
         """Redraw for the slider's turn."""
