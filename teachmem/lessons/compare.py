@@ -112,7 +112,7 @@ class ComparisonRow:
 def comparison_rows(replay: Replay, turn: int) -> list[ComparisonRow]:
     """Every strategy of ``replay`` after ``turn``, looked up, not recomputed; a bad turn is a ValueError.
 
-    Taught in notebooks/07_compare_strategies.ipynb.
+    What ``comparison_view`` prints and ``teachmem.lessons.projector.comparison_html`` shows.
     """
     scenario = replay.scenario
     replay.at(replay.strategies[0], turn)   # a bad turn fails here, with a clear message

@@ -74,7 +74,7 @@ class ComparisonChart:
 
     Only the artists that depend on the turn move, and the layout is worked out
     once, so a redraw costs one render. The picture of a turn does not depend on
-    the turns drawn before it. Taught in notebooks/07_compare_strategies.ipynb.
+    the turns drawn before it. ``ComparisonWidget`` shows it in notebook 07 and on the `make app` page.
     """
 
     def __init__(self, replay: Replay, width: float = 11, height: float = 4.3):
@@ -227,7 +227,7 @@ def comparison_html(replay: Replay, turn: int) -> str:
     """Every strategy after ``turn`` as an HTML table that wraps at words: tokens, model calls, whether it
     knows of the change and answers the question, the stale facts it sends and what it would send.
 
-    The same rows as ``teachmem.lessons.compare.comparison_view``. Taught in notebooks/07_compare_strategies.ipynb.
+    The same rows as ``teachmem.lessons.compare.comparison_view``; ``ComparisonWidget`` shows it.
     """
     rows, scenario = comparison_rows(replay, checked_turn(replay, turn)), replay.scenario
     question = scenario.questions[0]
@@ -294,7 +294,7 @@ def extraction_html(extracted: Mapping[int, Mapping[str, Sequence[Change | str]]
     """What each system did with the message of ``turn``, as HTML: the message with the words each Change's
     ``span`` points at highlighted (numbered), and the write's events beside it, numbered alike.
 
-    The same records as ``teachmem.lessons.compare.extraction_view``. Taught in notebooks/07_compare_strategies.ipynb.
+    The same records as ``teachmem.lessons.compare.extraction_view``; ``ExtractionWidget`` shows it.
     """
     rows = extraction_row(extracted, turn)
     message = scenario.turns[turn - 1].content if scenario is not None else None
