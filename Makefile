@@ -46,13 +46,16 @@ test: $(TEST_STAMP)
 	    -p no:cacheprovider tests notebooks || status=1; \
 	exit $$status
 
-# The 30-turn comparison as a standalone page, for projecting in class.
+# The 30-turn comparison as a page made for projecting (notebooks/app/compare_live.ipynb): title, turn
+# slider and chart on the first 1280x720 screen. It opens at turn 1; add ?turn=17 to its address to open at 17.
 app: $(STAMP)
-	$(BIN)/voila $(if $(PORT),--port=$(PORT),) notebooks/07_compare_strategies.ipynb
+	$(BIN)/voila --show_tracebacks=True \
+	    $(if $(PORT),--port=$(PORT) --Voila.port_retries=0,) \
+	    notebooks/app/compare_live.ipynb
 
 # Re-execute every notebook in place on a fresh kernel (after editing one).
 notebooks: $(STAMP)
-	$(BIN)/python tools/run_notebooks.py notebooks/*.ipynb
+	$(BIN)/python tools/run_notebooks.py notebooks/*.ipynb notebooks/app/*.ipynb
 
 bench: $(STAMP)
 	for b in benchmarks/bench_*.py; do $(BIN)/python $$b || exit 1; done
