@@ -117,10 +117,17 @@ def _salient(sentence: str, role: str, facts: list[Triple]) -> bool:
                 or NUMBER.search(core) or REASON.search(core) or _IMPERATIVE.match(core))
 
 
+# A sentence that says a value changed ("switch to MySQL instead of PostgreSQL") stays a change in
+# every later fold, after the sentence with the old value is long gone.
+_CHANGE = re.compile(r"\b(?:switch(?:es|ed|ing)? to|mov(?:e|es|ed|ing) to|instead of|replac(?:e|es|ed|ing)|"
+                     r"no longer|from now on)\b", re.I)
+
+
 def _make_unit(text: str, role: str, order: int, facts: list[Triple] | None = None) -> _Unit:
     facts = rule_triples(text) if facts is None else facts
     score = importance_score(text, facts) * (0.8 if role == "assistant" else 1.0)
-    return _Unit(text, score, tuple((t.entity, t.attribute, t.value) for t in facts), order, role)
+    return _Unit(text, score, tuple((t.entity, t.attribute, t.value) for t in facts), order, role,
+                 bool(facts) and _CHANGE.search(text) is not None)
 
 
 def _strip_reason(unit: _Unit) -> _Unit:
@@ -303,7 +310,7 @@ def _latest(units: list[_Unit]) -> list[_Unit]:
             kept.append(unit)
         for e, a, v in unit.triples:
             latest.setdefault((e, a), v)
-    return [u._replace(changed=bool(changed.intersection(u.triples))) for u in kept[::-1]]
+    return [u._replace(changed=u.changed or bool(changed.intersection(u.triples))) for u in kept[::-1]]
 
 
 def _unique(units: list[_Unit]) -> list[_Unit]:
