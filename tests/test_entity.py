@@ -269,11 +269,7 @@ def logs_every_restatement(store, changelog, entity, attribute, value, turn):
 
 @pytest.mark.parametrize("checker, solution, wrongs", [
     (check.check_apply_fact, s04.apply_fact, [first_wins, logs_every_restatement]),
-    (check.check_value_at, s04.value_at,
-     [lambda h, t: next((r["value"] for r in h if r["valid_from"] <= t and (r["valid_to"] is None
-                                                                           or t <= r["valid_to"])), None),
-      lambda h, t: h[-1]["value"] if h else None]),
-], ids=["apply_fact", "value_at"])
+], ids=["apply_fact"])
 def test_checkers_pass_the_solution_and_fail_wrong_answers(checker, solution, wrongs, capsys):
     proves_checker(checker, solution, wrongs, capsys)
 
