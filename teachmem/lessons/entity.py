@@ -170,9 +170,9 @@ def plot_validity(memory, last_turn: int) -> Figure:
             end = f.valid_to if f.valid_to is not None else last_turn + 1
             ax.barh(row, end - f.valid_from, left=f.valid_from, color=colour[f.valid_to is None], alpha=0.8)
             ax.text(f.valid_from + 0.2, row, short(f.value, 26), va="center", fontsize=8, clip_on=True)
-    ax.set_yticks(range(len(keys)), [short(f"{e}.{a}", 34) for e, a in keys], fontsize=8)
+    ax.set_yticks(range(len(keys)), [short(f"{e}.{a}", 40) for e, a in keys], fontsize=8)
     ax.invert_yaxis()
-    ax.set(title="When each value was true", xlabel="turn", xlim=(0.5, last_turn + 6))
+    ax.set(title="When each value was true", xlabel="turn", xlim=(0.5, last_turn + 9))
     ax.legend(handles=[Patch(color=colour[True], label="still true"), Patch(color=colour[False], label="replaced")],
-              loc="lower right", fontsize=8)
+              loc="upper left", bbox_to_anchor=(1.01, 1), fontsize=8)
     return fig

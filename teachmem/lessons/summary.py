@@ -160,10 +160,11 @@ def plot_summary_drift(kept: dict[str, list[int]], total: int, words: list[int] 
     handles, labels = ax.get_legend_handles_labels()
     if words is not None:
         length = ax.twinx()
-        bars = length.bar(range(len(words)), words, color="grey", alpha=0.25, label="summary length (words)")
+        length.bar(range(len(words)), words, color="grey", alpha=0.25, label="summary length (words)")
         length.set(ylabel="summary length (words)", ylim=(0, max(words) * 1.6))
         ax.set_zorder(length.get_zorder() + 1)
         ax.patch.set_visible(False)
-        handles, labels = [*handles, bars], [*labels, bars.get_label()]
+        bar_handles, bar_labels = length.get_legend_handles_labels()
+        handles, labels = [*handles, *bar_handles], [*labels, *bar_labels]
     ax.legend(handles, labels, loc="lower left", fontsize=9)
     return fig
