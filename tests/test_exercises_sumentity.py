@@ -27,7 +27,7 @@ def passes(result, capsys) -> bool:
 
 # ------------------------------------------------ 3.1 predict, then run: what drifts first
 def test_3_1_the_worked_prediction_holds(capsys):
-    assert passes(lesson03.check_drift_prediction(s03.first_to_go, s03.kept_at_the_end), capsys)
+    assert passes(lesson03.check_drift_prediction(s03.drift_prediction), capsys)
 
 
 @pytest.mark.parametrize("first_to_go, kept", [
@@ -37,18 +37,20 @@ def test_3_1_the_worked_prediction_holds(capsys):
     ("db_reason_jsonb", 8),       # "nothing is lost"
 ])
 def test_3_1_wrong_predictions_fail(first_to_go, kept, capsys):
-    assert not passes(lesson03.check_drift_prediction(first_to_go, kept), capsys)
+    assert not passes(lesson03.check_drift_prediction((first_to_go, kept)), capsys)
 
 
 def test_3_1_handing_over_teachmem_output_instead_of_a_prediction_fails(capsys):
     rounds = lesson03.follow_up_rounds()
     # the summary itself, and its length, are not the fact id and the count asked for
-    assert not passes(lesson03.check_drift_prediction(rounds[-1], len(rounds[-1].split())), capsys)
+    assert not passes(lesson03.check_drift_prediction((rounds[-1], len(rounds[-1].split()))), capsys)
 
 
 def test_3_1_an_empty_prediction_waits(capsys):
-    assert not lesson03.check_drift_prediction(None, None)
+    assert not lesson03.check_drift_prediction((None, None))
     assert "write your prediction first" in capsys.readouterr().out
+    assert not lesson03.check_drift_prediction("db_reason_jsonb")
+    assert "expected (first_to_go, kept_at_the_end)" in capsys.readouterr().out
 
 
 def test_3_1_the_answer_is_what_the_notebook_shows():
@@ -80,7 +82,7 @@ def test_3_2_handing_the_job_to_summary_memory_fails(capsys):
 
 # ------------------------------------------------ 3.3 modify and observe: pins that stop the drift
 def test_3_3_the_worked_pins_pass(capsys):
-    assert passes(lesson03.check_pins(s03.my_pins), capsys)
+    assert passes(lesson03.check_my_pins(s03.my_pins), capsys)
 
 
 @pytest.mark.parametrize("pins", [
@@ -91,19 +93,19 @@ def test_3_3_the_worked_pins_pass(capsys):
     "Database: PostgreSQL for JSONB; login: JWT",                              # a string, not a list
 ])
 def test_3_3_wrong_pins_fail(pins, capsys):
-    assert not passes(lesson03.check_pins(pins), capsys)
+    assert not passes(lesson03.check_my_pins(pins), capsys)
 
 
 def test_3_3_pinning_teachmem_summaries_fails(capsys):
     first_day = lesson03.transcript(lesson03.load_scenario("project_30").turns[:lesson03.FIRST_DAY])
-    assert not passes(lesson03.check_pins([lesson03.follow_up_rounds()[-1]]), capsys)       # far too long
+    assert not passes(lesson03.check_my_pins([lesson03.follow_up_rounds()[-1]]), capsys)       # far too long
     short = summarize(OfflineLLM(), first_day, max_words=lesson03.MAX_PIN_WORDS)
-    assert not passes(lesson03.check_pins([short]), capsys)                                 # keeps the wrong facts
+    assert not passes(lesson03.check_my_pins([short]), capsys)                                 # keeps the wrong facts
 
 
 # ------------------------------------------------ 4.1 predict, then run: which messages yield a fact
 def test_4_1_the_worked_prediction_holds(capsys):
-    assert passes(lesson04.check_extraction_prediction(s04.yields_a_fact), capsys)
+    assert passes(lesson04.check_yields_a_fact(s04.yields_a_fact), capsys)
 
 
 @pytest.mark.parametrize("prediction", [
@@ -114,13 +116,13 @@ def test_4_1_the_worked_prediction_holds(capsys):
     {2, 4, 7},           # a message that does not exist
 ])
 def test_4_1_wrong_predictions_fail(prediction, capsys):
-    assert not passes(lesson04.check_extraction_prediction(prediction), capsys)
+    assert not passes(lesson04.check_yields_a_fact(prediction), capsys)
 
 
 def test_4_1_handing_over_teachmem_output_instead_of_a_prediction_fails(capsys):
     found = [lesson04.rule_triples(m) for m in lesson04.PREDICT_MESSAGES]
-    assert not passes(lesson04.check_extraction_prediction(found), capsys)
-    assert not lesson04.check_extraction_prediction(None)
+    assert not passes(lesson04.check_yields_a_fact(found), capsys)
+    assert not lesson04.check_yields_a_fact(None)
     assert "write your prediction first" in capsys.readouterr().out
 
 
@@ -155,7 +157,7 @@ def test_4_2_handing_the_job_to_entity_memory_fails(capsys):
 
 # ------------------------------------------------ 4.3 modify and observe: words added to a query
 def test_4_3_the_worked_words_pass(capsys):
-    assert passes(lesson04.check_query_words(s04.extra_words), capsys)
+    assert passes(lesson04.check_extra_words(s04.extra_words), capsys)
 
 
 @pytest.mark.parametrize("extra_words", [
@@ -166,15 +168,15 @@ def test_4_3_the_worked_words_pass(capsys):
     {"log": "auth", "launch": "deadline"},           # strings, not lists
 ])
 def test_4_3_wrong_words_fail(extra_words, capsys):
-    assert not passes(lesson04.check_query_words(extra_words), capsys)
+    assert not passes(lesson04.check_extra_words(extra_words), capsys)
 
 
 def test_4_3_the_check_judges_behaviour_not_the_exact_words(capsys):
-    assert passes(lesson04.check_query_words({"in": ["jwt"], "launch": ["march"]}), capsys)
+    assert passes(lesson04.check_extra_words({"in": ["jwt"], "launch": ["march"]}), capsys)
 
 
 def test_4_3_teachmem_matching_alone_fails(capsys):
     # no extra words is exactly what EntityMemory.get_relevant does; handing over its method fails too
-    assert not passes(lesson04.check_query_words({}), capsys)
+    assert not passes(lesson04.check_extra_words({}), capsys)
     memory = lesson04.question_memory()
-    assert not passes(lesson04.check_query_words(memory.get_relevant), capsys)
+    assert not passes(lesson04.check_extra_words(memory.get_relevant), capsys)

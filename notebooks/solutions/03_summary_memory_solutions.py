@@ -4,8 +4,7 @@
 # before whole facts, so the first to go is the reason, "mainly for its JSONB support", while the decision
 # it explains stays. Short sentences that each hold a fact of their own survive; after the ten folds the
 # login sentence (long, and worth less per word) has gone too: 6 of the 8 facts are left.
-first_to_go = "db_reason_jsonb"
-kept_at_the_end = 6
+drift_prediction = ("db_reason_jsonb", 6)   # (first_to_go, kept_at_the_end)
 
 # Exercise 3.3 (modify and observe). The view after the last fold shows two ✗: the JSONB reason and the
 # JWT login. Pin exactly those, briefly: pins are sent with every request.

@@ -151,7 +151,7 @@ def fact_label(fact: Fact) -> str:
 
 
 # ---------------------------------------------------------------- predictions
-def check_prediction(title: str, prediction: Any, problem: Callable[[Any], str | None]) -> CheckResult:
+def judge_prediction(title: str, prediction: Any, problem: Callable[[Any], str | None]) -> CheckResult:
     """Report on a prediction the learner wrote down before running a cell: ⏳ while it is still
     None, else ✅ or ❌ with ``problem(prediction)``'s sentence (None when the prediction holds)."""
     if prediction is None:

@@ -13,8 +13,8 @@ from matplotlib.patches import Patch
 from teachmem.core.validate import require_positive_int
 from teachmem.core.words import shared_words
 from teachmem.lab.scenarios import Scenario, fact_in_text, load_scenario
-from teachmem.lessons.common import (OKABE_ITO, CheckResult, check_prediction, checker, explore as explore,
-                                     fact_label, figure, mark, report, short)
+from teachmem.lessons.common import (OKABE_ITO, CheckResult, checker, explore as explore,
+                                     fact_label, figure, judge_prediction, mark, report, short)
 from teachmem.llm import rule_triples
 from teachmem.memory.entity import EntityMemory
 
@@ -116,9 +116,9 @@ def _extraction_problem(prediction: Any) -> str | None:
             + ". Read the facts printed above for why.")
 
 
-def check_extraction_prediction(yields_a_fact: Any) -> CheckResult:
+def check_yields_a_fact(yields_a_fact: Any) -> CheckResult:
     """Exercise 4.1 (predict, then run): the numbers of the messages that yield a fact of confidence >= 0.7."""
-    return check_prediction("extraction prediction", yields_a_fact, _extraction_problem)
+    return judge_prediction("extraction prediction", yields_a_fact, _extraction_problem)
 
 
 def question_memory() -> EntityMemory:
@@ -135,7 +135,7 @@ def _found(question: str, extra_words: dict, memory: EntityMemory) -> set[tuple[
     return {(f.entity, f.attribute) for f in memory.facts() if shared_words(query, f"{f.entity} {f.attribute} {f.value}")}
 
 
-def check_query_words(extra_words: Any) -> CheckResult:
+def check_extra_words(extra_words: Any) -> CheckResult:
     """Exercise 4.3 (modify and observe): words added to a query (``{"query word": ["added", ...]}``) so that
     every question finds its fact, without dragging in more unrelated facts than plain overlap does."""
     if not isinstance(extra_words, dict) or not all(isinstance(k, str) and isinstance(v, (list, tuple))

@@ -13,8 +13,8 @@ from typing import Any
 from matplotlib.figure import Figure
 
 from teachmem.lab.scenarios import Fact, fact_in_text, load_scenario
-from teachmem.lessons.common import (OKABE_ITO, CheckResult, check_prediction, checker, explore as explore,
-                                     fact_label, figure, mark, report)
+from teachmem.lessons.common import (OKABE_ITO, CheckResult, checker, explore as explore,
+                                     fact_label, figure, judge_prediction, mark, report)
 from teachmem.llm import OfflineLLM, summarize
 
 # The first day of the project_30 conversation is summarised, then these later messages of the same
@@ -101,14 +101,17 @@ def _drift_problem(prediction: tuple[Any, Any]) -> str | None:
     return "; ".join(problems) or None
 
 
-def check_drift_prediction(first_to_go: Any, kept_at_the_end: Any) -> CheckResult:
-    """Exercise 3.2 (predict, then run): which first-day fact the follow-up folds lose first, and how many
-    of them are left after the last fold (off by one still counts)."""
-    prediction = None if first_to_go is None or kept_at_the_end is None else (first_to_go, kept_at_the_end)
-    return check_prediction("drift prediction", prediction, _drift_problem)
+def check_drift_prediction(drift_prediction: Any) -> CheckResult:
+    """Exercise 3.1 (predict, then run): ``(first_to_go, kept_at_the_end)``, which first-day fact the
+    follow-up folds lose first and how many of them are left after the last fold (off by one counts)."""
+    if not isinstance(drift_prediction, tuple) or len(drift_prediction) != 2:
+        return report(False, "❌ drift prediction: expected (first_to_go, kept_at_the_end), "
+                             f"got {type(drift_prediction).__name__}")
+    prediction = None if None in drift_prediction else drift_prediction
+    return judge_prediction("drift prediction", prediction, _drift_problem)
 
 
-def check_pins(pins: Any) -> CheckResult:
+def check_my_pins(pins: Any) -> CheckResult:
     """Exercise 3.3 (modify and observe): at most two pins of at most 12 words each that, beside the
     summary after the last follow-up fold, keep every first-day fact."""
     if not isinstance(pins, (list, tuple)) or not all(isinstance(p, str) for p in pins):

@@ -25,7 +25,7 @@ __all__ = ["summarize_rules"]
 _FILLER = re.compile(
     r"^(?:(?:hi|hello|hey|ok|okay|so|well|actually|also|anyway|alright|right|great|cool|nice|sure|yes|yeah|"
     r"yep|oh|um|uh|btw|by the way|honestly|basically|noted|understood|sounds good|thanks|thank you|perfect|"
-    r"happy to help|of course|good|got it)\b[,!.:;]?\s+){1,4}",
+    r"happy to help|of course|good|got it|and|some news)\b[,!.:;]?\s+){1,4}",
     re.I)
 _IMPERATIVE = re.compile(r"^(?:add|use|create|build|implement|set up|make|remove|include|support|deploy|"
                          r"write|fix|switch|move|keep|start|send|store|hide|put|split|promote|rotate|"
@@ -61,7 +61,8 @@ _CONTRACTIONS = [(r"\b(?:i'm|i am)\b", "{S} is"), (r"\bi've\b", "{S} has"), (r"\
                  (r"\bwe'll\b", "the team will"), (r"\bwe'd\b", "the team would"),
                  (r"^my\b", "{S}'s"), (r"\bmy\b", "their"), (r"^our\b", "the team's"), (r"\bour\b", "their"), (r"\bmyself\b", "themselves"),
                  (r"\bme\b", "them")]
-_YOU = [(r"\b(?:you're|you are)\b", "the user is"), (r"\byour\b", "the user's"), (r"\byou\b", "the user")]
+_YOU = [(r"\b(?:you're|you are)\b", "the user is"), (r"^your\b", "the user's"), (r"\byour\b", "their"),
+        (r"\byou\b", "the user")]
 
 
 def _subject(role: str) -> str:
