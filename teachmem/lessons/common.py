@@ -193,10 +193,6 @@ def judge_prediction(title: str, prediction: Any, problem: Callable[[Any], str |
 
 
 # ---------------------------------------------------------------- figures
-# The Okabe–Ito palette: eight colours told apart with every common form of colour blindness.
-OKABE_ITO = ("#E69F00", "#56B4E9", "#009E73", "#F0E442", "#0072B2", "#D55E00", "#CC79A7", "#000000")
-
-
 def figure(width: float = 7, height: float = 3.6) -> tuple[Figure, Axes]:
     """A new figure and its axes, already closed: the notebook displays the returned figure itself."""
     fig, ax = plt.subplots(figsize=(width, height), layout="constrained")
