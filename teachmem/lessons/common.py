@@ -156,3 +156,35 @@ def figure(width: float = 7, height: float = 3.6) -> tuple[Figure, Axes]:
     fig, ax = plt.subplots(figsize=(width, height), layout="constrained")
     plt.close(fig)
     return fig, ax
+
+
+# Okabe–Ito: eight colours that people with any common colour-vision deficiency can tell apart
+# (Okabe & Ito, "Color Universal Design"); black is for an overall line.
+OKABE_ITO = {"orange": "#E69F00", "sky blue": "#56B4E9", "bluish green": "#009E73", "yellow": "#F0E442",
+             "blue": "#0072B2", "vermillion": "#D55E00", "reddish purple": "#CC79A7", "black": "#000000"}
+
+
+# ---------------------------------------------------------------- predictions
+def check_prediction(title: str, prediction: Any, actual: Any, why: str) -> CheckResult:
+    """Compare a prediction written *before* a cell ran with what the cell found.
+
+    ``prediction`` must be a plain value of the same kind as ``actual`` (a
+    word, a number, a set of names), written by hand: code that computes it
+    (a function, a scoreboard) is not a prediction. ``...`` means "not
+    predicted yet". ``why`` is the sentence that explains the answer, shown
+    after a wrong prediction.
+    """
+    if prediction is ...:
+        return report(False, f"⏳ {title}: not predicted yet (write your prediction in place of `...`, then run)")
+    if callable(prediction) or not isinstance(prediction, type(actual)):
+        kind = {set: "set of names", str: "word in quotes", int: "whole number"}.get(type(actual), "value")
+        return report(False, f"❌ {title}: write your prediction by hand, as a {kind}, not code that "
+                             f"computes it (got a {type(prediction).__name__})")
+    if prediction != actual:
+        return report(False, f"❌ {title}: you predicted {_shown(prediction)}, the run gives {_shown(actual)}. {why}")
+    return report(True, f"✅ {title}: your prediction {_shown(prediction)} is right. {why}")
+
+
+def _shown(value: Any) -> str:
+    """A prediction as a learner wrote it: sets sorted, so the message is the same on every run."""
+    return "{" + ", ".join(repr(v) for v in sorted(value)) + "}" if isinstance(value, (set, frozenset)) else repr(value)
