@@ -286,10 +286,8 @@ def _stopwords_problem(stopwords) -> str | None:
 
 
 def overlap_retriever(stopwords: set[str]) -> Callable[[list[str]], Callable[[str, int], list[int]]]:
-    """The notebook's word-overlap retriever, leaving ``stopwords`` out: most shared words first, ties by position.
-
-    Taught in notebooks/08b_evaluate_on_locomo.ipynb.
-    """
+    """The word-overlap retriever notebook 08b builds inline, leaving ``stopwords`` out: most shared words
+    first, ties by position. The checker of exercise 8.5 measures it."""
     def words(text: str) -> set[str]:
         return set(re.findall(r"[a-z0-9']+", text.lower())) - stopwords
 

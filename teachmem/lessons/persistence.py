@@ -161,9 +161,10 @@ def plot_retention(records: list[Provenance], policy: RetentionPolicy, start: da
     """
     day = timedelta(days=1)
     timed = [r for r in records if r.observed_at is not None]
-    horizon = max(((now - start) / day) * 1.5, 1)
+    ends = [(end - start) / day for r in timed if (end := policy.expires_at(r)) is not None]
+    horizon = max([(now - start) / day, *ends, 1]) * 1.15      # every expiry in sight; "forever" runs off the edge
     colours = {"personal": OKABE_ITO["vermillion"], "timed": OKABE_ITO["sky blue"], "forever": "#BBBBBB"}
-    fig, ax = figure(9, max(2.8, 0.27 * len(timed) + 1.5))
+    fig, ax = figure(9.5, max(3, 0.27 * len(timed) + 1.8))
     for i, r in enumerate(timed):
         observed = r.observed_at or start
         begin = (observed - start) / day
@@ -183,7 +184,7 @@ def plot_retention(records: list[Provenance], policy: RetentionPolicy, start: da
                Patch(color=colours["timed"], label="expires (its type's time to live)"),
                Patch(color=colours["forever"], label="kept forever"),
                Line2D([], [], color="black", ls="--", label="now")]
-    ax.legend(handles=handles, loc="lower right", fontsize=9, framealpha=0.95)
+    fig.legend(handles=handles, loc="outside lower center", ncols=4, fontsize=10, frameon=False)
     return fig
 
 
