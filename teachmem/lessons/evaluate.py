@@ -37,7 +37,7 @@ def check_deletion_prediction(prediction, board: Scoreboard):
 
 # ---------------------------------------------------------------- exercise 8.2: turns to forget
 # (holds_by_turn, deleted_on) -> the answer, worked out by hand; a turn's set lists the facts its context mentions.
-TURNS_TO_FORGET = [
+TURNS_TO_FORGET: list[tuple[tuple[dict[int, set[str]], dict[str, int]], dict[str, int | None]]] = [
     (({1: {"a"}, 2: {"a"}, 3: set(), 4: set()}, {"a": 2}), {"a": 1}),          # gone from turn 3: one turn late
     (({1: {"a"}, 2: set(), 3: set()}, {"a": 2}), {"a": 0}),                     # gone on the request's turn
     (({1: {"a"}, 2: {"a"}, 3: {"a"}}, {"a": 2}), {"a": None}),                  # still there at the end
