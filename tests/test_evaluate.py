@@ -319,7 +319,7 @@ CASES = [
     (check.check_turns_to_forget, s08.turns_to_forget,
      [_forget_from_first_absence,
       lambda holds, deleted: {f: 0 for f in deleted}]),                     # "forgotten at once", always
-    (check.check_forgetting_notes, s08.ForgetfulNotes,
+    (check.check_forgetful_notes, s08.ForgetfulNotes,
      [ConversationBuffer,                                                     # keeps everything
       lambda: SlidingWindowMemory(6, 3)]),                                   # forgets, but the probes fail
 ]
@@ -327,7 +327,7 @@ CASES = [
 
 @pytest.mark.parametrize("checker, solution, wrongs", CASES, ids=[c[0].__name__ for c in CASES])
 def test_checker_passes_solution_fails_wrong(checker, solution, wrongs, capsys):
-    if checker is check.check_forgetting_notes:       # its candidate is a memory class: a stub raises when built
+    if checker is check.check_forgetful_notes:       # its candidate is a memory class: a stub raises when built
         assert checker(solution) and "✅" in capsys.readouterr().out
         for wrong in wrongs:
             assert not checker(wrong) and "❌" in capsys.readouterr().out

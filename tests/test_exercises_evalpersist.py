@@ -14,6 +14,8 @@ from teachmem.lab.evaluate import default_strategies, evaluate
 from teachmem.lab.governance import RetentionPolicy, find_pii, provenance, redact_pii
 from teachmem.lab.locomo import LOCOMO_SAMPLE
 from teachmem.lessons import evaluate as lesson08
+from teachmem.lessons import internals as lesson09b
+from teachmem.lessons import locomo as lesson08b
 from teachmem.lessons import persistence as lesson09
 from teachmem.lessons.common import OKABE_ITO
 
@@ -41,14 +43,14 @@ def board():
 
 
 # ------------------------------------------------------------------ 8.1 · predict who still sends a forgotten detail
-def test_8_1_prediction(board, capsys):
-    passes(lesson08.check_deletion_prediction(s08.still_sends, board), capsys)
-    fails(lesson08.check_deletion_prediction({"buffer"}, board), capsys)          # forgets the summary's copy
-    fails(lesson08.check_deletion_prediction(set(board.strategies), board), capsys)
-    # "calling teachmem" instead of predicting: code, or the scoreboard itself
-    assert "by hand" in fails(lesson08.check_deletion_prediction(lambda: evaluate(), board), capsys)
-    fails(lesson08.check_deletion_prediction(board, board), capsys)
-    assert not lesson08.check_deletion_prediction(..., board)
+def test_8_1_prediction(capsys):
+    passes(lesson08.check_still_sends(s08.still_sends), capsys)
+    fails(lesson08.check_still_sends({"buffer"}), capsys)          # forgets the summary's copy
+    fails(lesson08.check_still_sends({"buffer", "summary", "window"}), capsys)
+    # "calling teachmem" instead of predicting: code, or a scoreboard
+    assert "by hand" in fails(lesson08.check_still_sends(lambda: evaluate()), capsys)
+    fails(lesson08.check_still_sends(evaluate({"buffer": ConversationBuffer}, "forget_address", progress=False)), capsys)
+    assert not lesson08.check_still_sends(...)
     assert "not predicted yet" in capsys.readouterr().out
 
 
@@ -93,40 +95,41 @@ def test_8_2_solution_on_a_real_replay():
 
 # ------------------------------------------------------------------ 8.3 · teach the notes to forget
 def test_8_3_forgetting_notes(monkeypatch, capsys):
-    passes(lesson08.check_forgetting_notes(s08.ForgetfulNotes), capsys)
+    passes(lesson08.check_forgetful_notes(s08.ForgetfulNotes), capsys)
     # the notebook's starting tables: one request word, one street
     monkeypatch.setattr(s08, "FORGET_WORDS", ["forget"])
     monkeypatch.setattr(s08, "DETAILS", {"address": r"27 Elm Grove"})
-    assert "07700 900123" in fails(lesson08.check_forgetting_notes(s08.ForgetfulNotes), capsys)
+    assert "07700 900123" in fails(lesson08.check_forgetful_notes(s08.ForgetfulNotes), capsys)
     # Noor's words only: Ravi's address and "mobile" slip through
     monkeypatch.setattr(s08, "FORGET_WORDS", ["forget", "delete"])
     monkeypatch.setattr(s08, "DETAILS", {"address": r"27 Elm Grove", "phone": r"07700 900123"})
-    assert "ravi_desk" in fails(lesson08.check_forgetting_notes(s08.ForgetfulNotes), capsys)
+    assert "ravi_desk" in fails(lesson08.check_forgetful_notes(s08.ForgetfulNotes), capsys)
     # a pattern that removes everything forgets too much
     monkeypatch.setattr(s08, "DETAILS", {"address": r".", "phone": r"."})
-    assert "no longer finds" in fails(lesson08.check_forgetting_notes(s08.ForgetfulNotes), capsys)
+    assert "no longer finds" in fails(lesson08.check_forgetful_notes(s08.ForgetfulNotes), capsys)
     # teachmem's own strategies: the buffer keeps everything; the hybrid manager misses a probe
-    fails(lesson08.check_forgetting_notes(ConversationBuffer), capsys)
-    fails(lesson08.check_forgetting_notes(HybridMemoryManager), capsys)
+    fails(lesson08.check_forgetful_notes(ConversationBuffer), capsys)
+    fails(lesson08.check_forgetful_notes(HybridMemoryManager), capsys)
 
 
 # ------------------------------------------------------------------ 8.4 · predict word overlap against the store
 @pytest.fixture(scope="module")
 def locomo_reports():
     conversations = load_locomo(LOCOMO_SAMPLE)
-    return (evidence_recall(conversations, retriever=lesson08.overlap_retriever(set())),
+    return (evidence_recall(conversations, retriever=lesson08b.overlap_retriever(set())),
             evidence_recall(conversations))
 
 
 def test_8_4_prediction(locomo_reports, capsys):
     baseline, report = locomo_reports
-    passes(lesson08.check_overlap_prediction(s08b.prediction, baseline, report), capsys)
-    fails(lesson08.check_overlap_prediction("higher", baseline, report), capsys)
-    fails(lesson08.check_overlap_prediction("worse", baseline, report), capsys)
-    fails(lesson08.check_overlap_prediction(evidence_recall, baseline, report), capsys)     # code, not a prediction
-    fails(lesson08.check_overlap_prediction(baseline.recall()[5], baseline, report), capsys)
-    assert not lesson08.check_overlap_prediction(..., baseline, report)
+    passes(lesson08b.check_prediction(s08b.prediction), capsys)
+    fails(lesson08b.check_prediction("higher"), capsys)
+    fails(lesson08b.check_prediction("worse"), capsys)
+    fails(lesson08b.check_prediction(evidence_recall), capsys)             # code, not a prediction
+    fails(lesson08b.check_prediction(baseline.recall()[5]), capsys)        # teachmem's number, not a word
+    assert not lesson08b.check_prediction(...)
     assert "not predicted yet" in capsys.readouterr().out
+    assert baseline.recall()[5] < report.recall()[5] - 0.02                 # "lower" is the answer
 
 
 def test_the_checker_measures_the_notebooks_retriever(locomo_reports):
@@ -142,11 +145,11 @@ def test_the_checker_measures_the_notebooks_retriever(locomo_reports):
 
 # ------------------------------------------------------------------ 8.5 · a stopword list
 def test_8_5_stopwords(capsys):
-    passes(lesson08.check_stopwords(s08b.STOPWORDS), capsys)
-    fails(lesson08.check_stopwords(set()), capsys)                     # the notebook's start
-    fails(lesson08.check_stopwords({"the", "a"}), capsys)              # plausible, not enough
-    assert "at most" in fails(lesson08.check_stopwords(TEACHMEM_STOPWORDS), capsys)   # teachmem's own list
-    fails(lesson08.check_stopwords(lambda text: text), capsys)
+    passes(lesson08b.check_stopwords(s08b.stopwords), capsys)
+    fails(lesson08b.check_stopwords(set()), capsys)                     # the notebook's start
+    fails(lesson08b.check_stopwords({"the", "a"}), capsys)              # plausible, not enough
+    assert "at most" in fails(lesson08b.check_stopwords(TEACHMEM_STOPWORDS), capsys)   # teachmem's own list
+    fails(lesson08b.check_stopwords(lambda text: text), capsys)
 
 
 # ------------------------------------------------------------------ 9.1 · predict which tiers keep the phone
@@ -167,13 +170,13 @@ def _app_after_retention():
 
 
 def test_9_1_prediction(capsys):
-    records = provenance(_app_after_retention())
-    passes(lesson09.check_phone_prediction(s09.still_holding, records), capsys)
-    fails(lesson09.check_phone_prediction({"summary", "transcript"}, records), capsys)
-    fails(lesson09.check_phone_prediction(set(), records), capsys)
-    fails(lesson09.check_phone_prediction(provenance, records), capsys)          # code, not a prediction
-    assert not lesson09.check_phone_prediction(..., records)
+    passes(lesson09.check_still_holding(s09.still_holding), capsys)
+    fails(lesson09.check_still_holding({"summary", "transcript"}), capsys)
+    fails(lesson09.check_still_holding(set()), capsys)
+    fails(lesson09.check_still_holding(provenance), capsys)          # code, not a prediction
+    assert not lesson09.check_still_holding(...)
     assert "not predicted yet" in capsys.readouterr().out
+    assert {r.tier for r in provenance(_app_after_retention()) if "phone" in r.pii} == s09.still_holding
 
 
 # ------------------------------------------------------------------ 9.2 · retention that counts use
@@ -216,46 +219,43 @@ def _rules(rules):
 
 
 def test_9_3_detector(capsys):
-    passes(lesson09.check_detector(s09.detect), capsys)
+    passes(lesson09.check_detect(s09.detect), capsys)
     start = {"email": r"[\w.+-]+@[\w-]+\.[\w.]+", "phone": r"\+?\d[\d ()-]{6,}\d"}     # the notebook's start
-    assert "Elm Grove" in fails(lesson09.check_detector(_rules(start)), capsys)
+    assert "Elm Grove" in fails(lesson09.check_detect(_rules(start)), capsys)
     with_postcode = {**start, "postcode": s09.RULES["postcode"]}
-    assert "false alarm" in fails(lesson09.check_detector(_rules(with_postcode)), capsys)
-    fails(lesson09.check_detector(_rules({**s09.RULES, "number": r"\d"})), capsys)          # flags every number
-    fails(lesson09.check_detector(lambda text: [m.kind for m in find_pii(text)]), capsys)   # teachmem's detector
-    fails(lesson09.check_detector(lambda text: [] if redact_pii(text) == text else ["pii"]), capsys)
+    assert "false alarm" in fails(lesson09.check_detect(_rules(with_postcode)), capsys)
+    fails(lesson09.check_detect(_rules({**s09.RULES, "number": r"\d"})), capsys)          # flags every number
+    fails(lesson09.check_detect(lambda text: [m.kind for m in find_pii(text)]), capsys)   # teachmem's detector
+    fails(lesson09.check_detect(lambda text: [] if redact_pii(text) == text else ["pii"]), capsys)
 
 
 # ------------------------------------------------------------------ 9.4 · predict the lost update
-def test_9_4_prediction(tmp_path, capsys):
-    db = MemoryDB(tmp_path / "m.db")
-    db.save(ConversationBuffer(), user_id="noor", name="chat")
-    a, b = db.load(user_id="noor", name="chat"), db.load(user_id="noor", name="chat")
-    a.add("user", "from server A")
-    b.add("user", "from server B")
-    db.save(a, user_id="noor", name="chat")
-    db.save(b, user_id="noor", name="chat")
-    messages = [m["content"] for m in db.load(user_id="noor", name="chat").context()]
-    passes(lesson09.check_lost_update_prediction(s09b.prediction, messages), capsys)
-    fails(lesson09.check_lost_update_prediction(2, messages), capsys)
-    fails(lesson09.check_lost_update_prediction(lambda: db.load(user_id="noor", name="chat"), messages), capsys)
-    assert not lesson09.check_lost_update_prediction(..., messages)
+def test_9_4_prediction(capsys):
+    passes(lesson09b.check_prediction(s09b.prediction), capsys)
+    fails(lesson09b.check_prediction(2), capsys)
+    fails(lesson09b.check_prediction(MemoryDB.load), capsys)         # code, not a prediction
+    fails(lesson09b.check_prediction("1"), capsys)
+    assert not lesson09b.check_prediction(...)
     assert "not predicted yet" in capsys.readouterr().out
 
 
 # ------------------------------------------------------------------ 9.5 · erase the bytes
-def test_9_5_erasing_store(monkeypatch, capsys):
-    passes(lesson09.check_erasing_store(s09b.open_db, s09b.delete_user), capsys)
-    monkeypatch.setattr(s09b, "AFTER_DELETE", [])                                          # zeroed, but the log keeps it
-    assert "notes.db-wal" in fails(lesson09.check_erasing_store(s09b.open_db, s09b.delete_user), capsys)
-    monkeypatch.setattr(s09b, "AFTER_DELETE", ["PRAGMA wal_checkpoint(TRUNCATE)"])
-    monkeypatch.setattr(s09b, "PRAGMAS", ["PRAGMA journal_mode = WAL", "PRAGMA secure_delete = OFF"])
-    assert "'notes.db'" in fails(lesson09.check_erasing_store(s09b.open_db, s09b.delete_user), capsys)
-    monkeypatch.setattr(s09b, "PRAGMAS", ["PRAGMA journal_mode = DELETE", "PRAGMA secure_delete = ON"])
-    assert "keep WAL" in fails(lesson09.check_erasing_store(s09b.open_db, s09b.delete_user), capsys)
-    fails(lesson09.check_erasing_store(MemoryDB, lambda db, user: db.delete_user(user)), capsys)   # teachmem's store
-    monkeypatch.setattr(s09b, "PRAGMAS", ["PRAGMA journal_mode = WAL", "PRAGMA secure_delete = ON"])
-    fails(lesson09.check_erasing_store(s09b.open_db, lambda conn, user: conn.execute("DELETE FROM notes")), capsys)
+def test_9_5_notes_store(monkeypatch, capsys):
+    store = s09b.NotesStore
+    passes(lesson09b.check_notes_store(store), capsys)
+    monkeypatch.setattr(store, "AFTER_DELETE", [])                                 # zeroed, but the log keeps it
+    assert "notes.db-wal" in fails(lesson09b.check_notes_store(store), capsys)
+    monkeypatch.setattr(store, "AFTER_DELETE", ["PRAGMA wal_checkpoint(TRUNCATE)"])
+    monkeypatch.setattr(store, "PRAGMAS", ["PRAGMA journal_mode = WAL", "PRAGMA secure_delete = OFF"])
+    assert "'notes.db'" in fails(lesson09b.check_notes_store(store), capsys)      # folded back, not zeroed
+    monkeypatch.setattr(store, "PRAGMAS", ["PRAGMA journal_mode = DELETE", "PRAGMA secure_delete = ON"])
+    assert "keep WAL" in fails(lesson09b.check_notes_store(store), capsys)
+    fails(lesson09b.check_notes_store(MemoryDB), capsys)                          # teachmem's own store
+    monkeypatch.setattr(store, "PRAGMAS", ["PRAGMA journal_mode = WAL", "PRAGMA secure_delete = ON"])
+    monkeypatch.setattr(store, "delete_user", lambda self, user: self.conn.execute("DELETE FROM notes"))
+    fails(lesson09b.check_notes_store(store), capsys)                             # deletes kim too
+    assert not lesson09b.check_notes_store(lambda path: (_ for _ in ()).throw(NotImplementedError))
+    assert "not implemented yet" in capsys.readouterr().out
 
 
 # ------------------------------------------------------------------ plots a projector can show
@@ -264,7 +264,7 @@ def test_plots_fit_a_projector_and_say_what_colour_means(board, locomo_reports):
     app = _app_after_retention()
     noor = load_scenario("forget_address")
     figures = [lesson08.plot_scoreboard(board), lesson08.plot_cost_vs_quality(board),
-               lesson08.plot_recall_at_k(locomo_reports[1]),
+               lesson08b.plot_recall_at_k(locomo_reports[1]),
                lesson09.plot_retention(prov(app.hybrid), RetentionPolicy({"message": 30}, pii=7), noor.start,
                                        noor.start + timedelta(days=8))]
     palette = {to_rgba(c) for c in OKABE_ITO.values()} | {to_rgba("#BBBBBB")}

@@ -353,11 +353,11 @@ def _expired_none_is_zero(memories, ttl_days, pii_days, now):    # "None" read a
 
 
 @pytest.mark.parametrize("checker, solution, wrongs", [
-    (check.check_detector, s09.detect, [lambda text: [m.kind for m in find_pii(text)],     # misses the address
+    (check.check_detect, s09.detect, [lambda text: [m.kind for m in find_pii(text)],     # misses the address
                                         lambda text: ["number"] if any(c.isdigit() for c in text) else []]),
     (check.check_expired_ids, s09.expired_ids, [_expired_strict, _expired_none_is_zero,
                                                 lambda ms, ttl, pii, now: [m["id"] for m in ms]]),
-], ids=["detector", "expired_ids"])
+], ids=["detect", "expired_ids"])
 def test_checkers_pass_the_solution_and_fail_wrong_answers(checker, solution, wrongs, capsys):
     proves_checker(checker, solution, wrongs, capsys)
 

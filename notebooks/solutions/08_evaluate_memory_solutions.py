@@ -63,3 +63,6 @@ class ForgetfulNotes(UserNotes):
                     self.notes = [n for n in self.notes if not re.search(pattern, n)]
                     self.pending = [n for n in self.pending if not re.search(pattern, n)]
         super().add(role, content, turn=turn, timestamp=timestamp)
+
+
+forgetful_notes = ForgetfulNotes      # the same class under the name its checker, check_forgetful_notes, goes by

@@ -165,7 +165,7 @@ OKABE_ITO = {"orange": "#E69F00", "sky blue": "#56B4E9", "bluish green": "#009E7
 
 
 # ---------------------------------------------------------------- predictions
-def check_prediction(title: str, prediction: Any, actual: Any, why: str) -> CheckResult:
+def compare_prediction(title: str, prediction: Any, actual: Any, why: str) -> CheckResult:
     """Compare a prediction written *before* a cell ran with what the cell found.
 
     ``prediction`` must be a plain value of the same kind as ``actual`` (a

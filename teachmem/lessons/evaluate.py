@@ -1,10 +1,9 @@
-"""Notebook 08's and 08b's checkers, probe view and plots: measuring what a memory remembers.
+"""Notebook 08's checkers, probe view and plots: measuring what a memory remembers.
 
-Taught in notebooks/08_evaluate_memory.ipynb and notebooks/08b_evaluate_on_locomo.ipynb.
+Taught in notebooks/08_evaluate_memory.ipynb.
 """
 from __future__ import annotations
 
-import re
 from collections.abc import Callable
 from datetime import datetime
 
@@ -13,26 +12,27 @@ import numpy as np
 from matplotlib.figure import Figure
 from matplotlib.patches import Patch
 
-from teachmem.lab.evaluate import METRICS, Scoreboard
-from teachmem.lab.locomo import LOCOMO_SAMPLE, RecallReport, evidence_recall, load_locomo
+from teachmem.lab.evaluate import METRICS, Scoreboard, default_strategies, evaluate
 from teachmem.lab.replay import replay
 from teachmem.lab.scenarios import Fact, Question, Scenario, Turn, load_scenario
-from teachmem.lessons.common import (OKABE_ITO, CheckResult, check_prediction, checker, differs, explore as explore,
-                                     figure, first_problem, mark, report, short)
+from teachmem.lessons.common import (OKABE_ITO, CheckResult, checker, compare_prediction, differs,
+                                     explore as explore, figure, first_problem, mark, short)
 
 
 # ---------------------------------------------------------------- exercise 8.1: a prediction
-def check_deletion_prediction(prediction, board: Scoreboard):
+def check_still_sends(still_sends) -> CheckResult:
     """Exercise 8.1: which strategies still send something Noor asked to forget (deletion leakage above 0)?
 
-    ``prediction`` is a set of strategy names written before the scoreboard ran;
-    the answer is read from ``board``'s ``forget_address`` results.
+    ``still_sends`` is a set of strategy names written before the scoreboard
+    ran; the answer is measured as the scoreboard measures it, on
+    ``forget_address``.
     """
+    board = evaluate(default_strategies(), "forget_address", progress=False)
     actual = {s for s in board.strategies if board.get(s, "forget_address").deletion_leakage}
-    return check_prediction("still sends what it was asked to forget", prediction, actual,
-                            "Only a strategy that keeps the raw words (every message, or a running text "
-                            "written from them) sends them again; the others leave the address out because "
-                            "they never kept it or it fell out of reach, not because they were asked.")
+    return compare_prediction("still sends what it was asked to forget", still_sends, actual,
+                              "Only a strategy that keeps the raw words (every message, or a running text "
+                              "written from them) sends them again; the others leave the address out because "
+                              "they never kept it or it fell out of reach, not because they were asked.")
 
 
 # ---------------------------------------------------------------- exercise 8.2: turns to forget
@@ -99,8 +99,8 @@ def _forgetting_problem(make_memory: Callable, scenario: Scenario) -> str | None
     return None
 
 
-@checker("forgetting notes")
-def check_forgetting_notes(make_memory: Callable) -> str | None:
+@checker("ForgetfulNotes")
+def check_forgetful_notes(make_memory: Callable) -> str | None:
     """Exercise 8.3: a memory that stops sending what the user asked it to forget, and still answers.
 
     ``make_memory()`` builds a fresh memory. It passes when, in Noor's
@@ -207,95 +207,3 @@ def plot_cost_vs_quality(board: Scoreboard, quality: str = "probe_accuracy") -> 
     ax.set_title("What a strategy costs against what it remembers (best: top left)", fontsize=12)
     ax.tick_params(labelsize=10)
     return fig
-
-
-def plot_recall_at_k(report: RecallReport) -> Figure:
-    """Evidence recall@k against k: overall (thick, black) and per category (thin, one colour each).
-
-    Taught in notebooks/08b_evaluate_on_locomo.ipynb.
-    """
-    fig, ax = figure(7, 4.2)
-    markers = "osD^v<>p"
-    colours = [c for name, c in OKABE_ITO.items() if name not in ("yellow", "black")]   # yellow is pale on white
-    for i, category in enumerate(report.categories):
-        values = report.recall(category)
-        ax.plot(list(values), [_number(v) for v in values.values()], marker=markers[i % len(markers)], lw=1.5,
-                color=colours[i % len(colours)], label=f"category {category}")
-    overall = report.recall()
-    ax.plot(list(overall), [_number(v) for v in overall.values()], marker="o", lw=3.5, color=OKABE_ITO["black"],
-            label="all questions")
-    ax.set_xlabel("k (turns retrieved)", fontsize=11)
-    ax.set_ylabel("evidence recall@k", fontsize=11)
-    ax.set(ylim=(0, 1.05), xticks=list(report.ks))
-    ax.set_title("Is the evidence among the top k turns?", fontsize=12)
-    ax.tick_params(labelsize=10)
-    ax.legend(fontsize=10, loc="lower right")
-    return fig
-
-
-# ---------------------------------------------------------------- notebook 08b's exercises
-def check_overlap_prediction(prediction, baseline: RecallReport, report: RecallReport, k: int = 5):
-    """Exercise 8.4: does plain word overlap find more evidence in its top ``k`` than the semantic store?
-
-    ``prediction`` is one of ``"higher"``, ``"lower"``, ``"same"`` (within 0.02),
-    for word overlap (``baseline``) compared with the store (``report``).
-    Taught in notebooks/08b_evaluate_on_locomo.ipynb.
-    """
-    mine, theirs = baseline.recall()[k], report.recall()[k]
-    if mine is None or theirs is None:
-        raise ValueError(f"both reports must have scored questions at k={k}")
-    actual = "same" if abs(mine - theirs) <= 0.02 else ("higher" if mine > theirs else "lower")
-    if isinstance(prediction, str) and prediction not in ("higher", "lower", "same"):
-        return check_prediction(f"word overlap at k={k}", prediction, actual,
-                                'Write one of "higher", "lower" or "same".')
-    return check_prediction(f"word overlap at k={k}", prediction, actual,
-                            f"Word overlap reaches {mine:.3f}, the semantic store {theirs:.3f}: counting shared "
-                            "words rewards turns that share the question's small words (what, did, is) as much "
-                            "as its rare ones.")
-
-
-MAX_STOPWORDS = 8
-
-
-def check_stopwords(stopwords) -> CheckResult:
-    """Exercise 8.5: at most ``MAX_STOPWORDS`` words that, left out, make word overlap beat the semantic store at k=1.
-
-    The checker builds the notebook's word-overlap retriever with ``stopwords``
-    left out of every bag of words, and measures evidence recall@1 on the
-    bundled LoCoMo-format sample, against ``SemanticMemoryStore``'s.
-    Taught in notebooks/08b_evaluate_on_locomo.ipynb.
-    """
-    problem = _stopwords_problem(stopwords)
-    return report(not problem, f"❌ stopwords: {problem}" if problem else "✅ stopwords: passed")
-
-
-def _stopwords_problem(stopwords) -> str | None:
-    if not isinstance(stopwords, (set, frozenset, list, tuple)) or not all(isinstance(w, str) for w in stopwords):
-        return f"expected a set of lower-case words, got {type(stopwords).__name__}"
-    if len(set(stopwords)) > MAX_STOPWORDS:
-        return (f"{len(set(stopwords))} words is a long list, not a choice you can explain: leave out at most "
-                f"{MAX_STOPWORDS}, the ones that questions share with turns that do not answer them")
-    conversations = load_locomo(LOCOMO_SAMPLE)
-    mine = evidence_recall(conversations, ks=[1], retriever=overlap_retriever(set(stopwords))).recall()[1] or 0.0
-    theirs = evidence_recall(conversations, ks=[1]).recall()[1] or 0.0
-    if mine <= theirs:
-        return (f"leaving out {sorted(stopwords)} gives recall@1 {mine:.3f}, the semantic store {theirs:.3f}: "
-                "find the words nearly every question and every turn share")
-    print(f"leaving out {sorted(stopwords)}: recall@1 {mine:.3f}, the semantic store {theirs:.3f}")
-    return None
-
-
-def overlap_retriever(stopwords: set[str]) -> Callable[[list[str]], Callable[[str, int], list[int]]]:
-    """The word-overlap retriever notebook 08b builds inline, leaving ``stopwords`` out: most shared words
-    first, ties by position. The checker of exercise 8.5 measures it."""
-    def words(text: str) -> set[str]:
-        return set(re.findall(r"[a-z0-9']+", text.lower())) - stopwords
-
-    def build(texts: list[str]) -> Callable[[str, int], list[int]]:
-        bags = [words(t) for t in texts]
-
-        def search(query: str, k: int) -> list[int]:
-            q = words(query)
-            return sorted(range(len(texts)), key=lambda i: (-len(q & bags[i]), i))[:k]
-        return search
-    return build

@@ -1,36 +1,54 @@
-"""Notebook 09's and 09b's checkers, retention view and plot: keeping, expiring and forgetting.
+"""Notebook 09's checkers, retention view and plot: keeping, expiring and forgetting.
 
-Taught in notebooks/09_persistence_and_governance.ipynb and notebooks/09b_sqlite_internals_and_audits.ipynb.
+Taught in notebooks/09_persistence_and_governance.ipynb.
 """
 from __future__ import annotations
 
 import random
-import sqlite3
-import tempfile
 from collections.abc import Callable, Iterator
 from datetime import datetime, timedelta
-from pathlib import Path
+from types import SimpleNamespace
 
 from matplotlib.figure import Figure
 from matplotlib.lines import Line2D
 from matplotlib.patches import Patch
 
 from teachmem.core.clock import EPOCH
-from teachmem.lab.governance import Provenance, RetentionPolicy, provenance
-from teachmem.lessons.common import (OKABE_ITO, CheckResult, check_prediction, checker, differs, explore as explore,
-                                     figure, first_problem, mark, run_check, short)
+from teachmem.lab.governance import Provenance, RetentionPolicy, apply_retention, provenance
+from teachmem.lab.replay import add_turn
+from teachmem.lab.scenarios import Scenario, load_scenario
+from teachmem.memory.buffer import ConversationBuffer
+from teachmem.memory.hybrid import HybridMemoryManager
+from teachmem.memory.summary import SummaryMemory
+from teachmem.lessons.common import (OKABE_ITO, CheckResult, checker, compare_prediction, differs,
+                                     explore as explore, figure, first_problem, mark, short)
 
 # ---------------------------------------------------------------- exercise 9.1: a prediction
-def check_phone_prediction(prediction, records: list[Provenance]):
-    """Exercise 9.1: which tiers still hold Noor's phone number after retention ran?
+def assistant_until(scenario: Scenario, turn: int) -> SimpleNamespace:
+    """Noor's assistant of notebook 09 after ``turn`` turns: a hybrid manager, a transcript and a summary."""
+    app = SimpleNamespace(hybrid=HybridMemoryManager(), transcript=ConversationBuffer(),
+                          summary=SummaryMemory(summarize_every=6, keep_recent=2))
+    for t in scenario.turns[:turn]:
+        for memory in vars(app).values():
+            add_turn(memory, scenario, t.turn)
+    return app
 
-    ``prediction`` is a set of tier names written before retention ran;
-    ``records`` is ``provenance(app)`` afterwards.
+
+def check_still_holding(still_holding) -> CheckResult:
+    """Exercise 9.1: which tiers still hold Noor's phone number after retention ran, eight days after the order?
+
+    ``still_holding`` is a set of tier names written before retention ran. The
+    answer is measured on the notebook's setting: the assistant after turn 14,
+    messages kept 30 days, facts forever, personal data at most 7 days.
     """
-    actual = {r.tier for r in records if "phone" in r.pii}
-    return check_prediction("still holding the phone number", prediction, actual,
-                            "Retention ages an item from the time it was observed. The summary folded the "
-                            "number into a text that records no time of its own, so no time to live reaches it.")
+    noor = load_scenario("forget_address")
+    app = assistant_until(noor, 14)
+    apply_retention(app, RetentionPolicy({"message": 30, "fact": None}, pii=timedelta(days=7)),
+                    noor.timestamp(14) + timedelta(days=8))
+    actual = {r.tier for r in provenance(app) if "phone" in r.pii}
+    return compare_prediction("still holding the phone number", still_holding, actual,
+                              "Retention ages an item from the time it was observed. The summary folded the "
+                              "number into a text that records no time of its own, so no time to live reaches it.")
 
 
 # ---------------------------------------------------------------- exercise 9.2: expiry with last use
@@ -108,8 +126,8 @@ PERSONAL = [("Deliver it to 27 Elm Grove, Leeds LS6 2AB.", True), ("Send it to 8
             ("Room B12 on floor 3, desk 4A.", False)]
 
 
-@checker("detector")
-def check_detector(fn: Callable) -> str | None:
+@checker("detect")
+def check_detect(fn: Callable) -> str | None:
     """Exercise 9.3: ``fn(text)`` returns the kinds of personal data found (empty when none).
 
     Passes when it finds some in every text of ``PERSONAL`` marked True, and none in the others.
@@ -186,56 +204,3 @@ def plot_retention(records: list[Provenance], policy: RetentionPolicy, start: da
                Line2D([], [], color="black", ls="--", label="now")]
     fig.legend(handles=handles, loc="outside lower center", ncols=4, fontsize=10, frameon=False)
     return fig
-
-
-# ---------------------------------------------------------------- notebook 09b's exercises
-def check_lost_update_prediction(prediction, messages: list[str]):
-    """Exercise 9.4: how many messages does Noor's memory hold after two servers load, add and save at once?
-
-    ``prediction`` is a whole number written before the cell ran; ``messages``
-    is what the memory holds afterwards. Taught in notebooks/09b_sqlite_internals_and_audits.ipynb.
-    """
-    return check_prediction("messages after two load-then-save servers", prediction, len(messages),
-                            "Both servers loaded the same empty memory; each saved its own copy, so the later "
-                            "save replaced the earlier one: a lost update.")
-
-
-ADDRESS = "27 Elm Grove, Leeds LS6 2AB"
-
-
-def _erasing_problem(open_db: Callable, delete_user: Callable, folder: Path) -> str | None:
-    path = folder / "notes.db"
-    conn = open_db(path)
-    if not isinstance(conn, sqlite3.Connection):
-        return f"open_db must return the inline store's sqlite3 connection, got {type(conn).__name__}"
-    try:
-        with conn:
-            conn.executemany("INSERT INTO notes VALUES (?, ?)", [("noor", f"Deliver it to {ADDRESS}."),
-                                                                ("kim", "Kim prefers window seats.")])
-        delete_user(conn, "noor")
-        mode = conn.execute("PRAGMA journal_mode").fetchone()[0]
-        kept = conn.execute("SELECT text FROM notes").fetchall()
-        left = [p.name for p in (path, Path(f"{path}-wal")) if p.exists() and ADDRESS.encode() in p.read_bytes()]
-    finally:
-        conn.close()
-    if kept != [("Kim prefers window seats.",)]:
-        return f"after deleting noor the table holds {kept}; kim's note must stay, noor's must go"
-    if mode != "wal":
-        return f"the journal mode is {mode!r}: keep WAL (readers do not wait for the writer) and erase anyway"
-    if left:
-        return (f"the address is still in the bytes of {left}: the row is gone, its old page is not. Which "
-                "setting overwrites freed space, and which statement folds the log back into the file?")
-    return None
-
-
-def check_erasing_store(open_db: Callable, delete_user: Callable) -> CheckResult:
-    """Exercise 9.5: after ``delete_user``, no byte of the database or its log holds the deleted address.
-
-    ``open_db(path)`` opens the inline store (a ``sqlite3`` connection with a
-    ``notes(user_id, text)`` table); ``delete_user(conn, user_id)`` deletes a
-    user's notes. Taught in notebooks/09b_sqlite_internals_and_audits.ipynb.
-    """
-    def body(fn: Callable) -> str | None:
-        with tempfile.TemporaryDirectory() as folder:
-            return _erasing_problem(fn, delete_user, Path(folder))
-    return run_check("erasing store", body, open_db)
