@@ -51,7 +51,7 @@ def test_8_1_prediction(capsys):
     assert "by hand" in fails(lesson08.check_still_sends(lambda: evaluate()), capsys)
     fails(lesson08.check_still_sends(evaluate({"buffer": ConversationBuffer}, "forget_address", progress=False)), capsys)
     assert not lesson08.check_still_sends(...)
-    assert "not predicted yet" in capsys.readouterr().out
+    assert "not answered yet" in capsys.readouterr().out
 
 
 # ------------------------------------------------------------------ 8.2 · turns to forget
@@ -128,7 +128,7 @@ def test_8_4_prediction(locomo_reports, capsys):
     fails(lesson08b.check_prediction(evidence_recall), capsys)             # code, not a prediction
     fails(lesson08b.check_prediction(baseline.recall()[5]), capsys)        # teachmem's number, not a word
     assert not lesson08b.check_prediction(...)
-    assert "not predicted yet" in capsys.readouterr().out
+    assert "not answered yet" in capsys.readouterr().out
     assert baseline.recall()[5] < report.recall()[5] - 0.02                 # "lower" is the answer
 
 
@@ -175,7 +175,7 @@ def test_9_1_prediction(capsys):
     fails(lesson09.check_still_holding(set()), capsys)
     fails(lesson09.check_still_holding(provenance), capsys)          # code, not a prediction
     assert not lesson09.check_still_holding(...)
-    assert "not predicted yet" in capsys.readouterr().out
+    assert "not answered yet" in capsys.readouterr().out
     assert {r.tier for r in provenance(_app_after_retention()) if "phone" in r.pii} == s09.still_holding
 
 
@@ -236,7 +236,7 @@ def test_9_4_prediction(capsys):
     fails(lesson09b.check_prediction(MemoryDB.load), capsys)         # code, not a prediction
     fails(lesson09b.check_prediction("1"), capsys)
     assert not lesson09b.check_prediction(...)
-    assert "not predicted yet" in capsys.readouterr().out
+    assert "not answered yet" in capsys.readouterr().out
 
 
 # ------------------------------------------------------------------ 9.5 · erase the bytes
@@ -267,7 +267,7 @@ def test_plots_fit_a_projector_and_say_what_colour_means(board, locomo_reports):
                lesson08b.plot_recall_at_k(locomo_reports[1]),
                lesson09.plot_retention(prov(app.hybrid), RetentionPolicy({"message": 30}, pii=7), noor.start,
                                        noor.start + timedelta(days=8))]
-    palette = {to_rgba(c) for c in OKABE_ITO.values()} | {to_rgba("#BBBBBB")}
+    palette = {to_rgba(c) for c in OKABE_ITO} | {to_rgba("#BBBBBB")}
     for fig in figures:
         assert isinstance(fig, matplotlib.figure.Figure)
         assert fig.get_size_inches()[0] * fig.dpi <= 1100

@@ -391,7 +391,7 @@ def test_plot_retention_draws_one_bar_per_timed_item(noor):
                          noor.start + timedelta(days=8))
     ax = fig.axes[0]
     assert len(ax.patches) == len([r for r in records if r.observed_at]) > 0
-    personal = to_rgba(OKABE_ITO["vermillion"])                # the palette's red: personal data
+    personal = to_rgba(OKABE_ITO[5])                # the palette's red: personal data
     assert sum(p.get_facecolor() == personal for p in ax.patches) == sum(r.has_pii for r in records if r.observed_at)
 
 

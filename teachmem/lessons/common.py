@@ -79,6 +79,25 @@ def checker(title: str) -> Callable[[Callable[[Callable], str | None]], Callable
     return wrap
 
 
+def answer_checker(title: str) -> Callable[[Callable[[Any], str | None]], Callable[[Any], CheckResult]]:
+    """Like ``checker``, for an exercise answered with a value instead of a function: a prediction
+    written down before a cell reveals the answer, or a setting changed until the check passes.
+    ``body(value)`` returns None when right, else a sentence; a bad value's TypeError or ValueError
+    is printed as what differs; ``...`` (the placeholder) prints "not answered yet"."""
+    def wrap(body: Callable[[Any], str | None]) -> Callable[[Any], CheckResult]:
+        @functools.wraps(body)
+        def run(value: Any) -> CheckResult:
+            if value is ...:
+                return report(False, f"⏳ {title}: not answered yet (replace `...` with your answer)")
+            try:
+                problem = body(value)
+            except (TypeError, ValueError) as err:
+                return report(False, f"❌ {title}: {err}")
+            return report(not problem, f"❌ {title}: {problem}" if problem else f"✅ {title}: passed")
+        return run
+    return wrap
+
+
 def differs(case: str, got: Any, want: Any) -> str | None:
     """None if ``got == want``, else a sentence showing both."""
     return None if got == want else f"for {case} expected {want!r}, got {got!r}"
@@ -158,33 +177,27 @@ def figure(width: float = 7, height: float = 3.6) -> tuple[Figure, Axes]:
     return fig, ax
 
 
-# Okabe–Ito: eight colours that people with any common colour-vision deficiency can tell apart
-# (Okabe & Ito, "Color Universal Design"); black is for an overall line.
-OKABE_ITO = {"orange": "#E69F00", "sky blue": "#56B4E9", "bluish green": "#009E73", "yellow": "#F0E442",
-             "blue": "#0072B2", "vermillion": "#D55E00", "reddish purple": "#CC79A7", "black": "#000000"}
+# Okabe–Ito: eight colours told apart with every common kind of colour blindness (black comes last here).
+OKABE_ITO = ("#0072B2", "#E69F00", "#009E73", "#CC79A7", "#56B4E9", "#D55E00", "#F0E442", "#000000")
 
 
-# ---------------------------------------------------------------- predictions
-def compare_prediction(title: str, prediction: Any, actual: Any, why: str) -> CheckResult:
-    """Compare a prediction written *before* a cell ran with what the cell found.
+def prediction_problem(prediction: Any, actual: Any, why: str) -> str | None:
+    """For an ``answer_checker`` of a prediction: None when ``prediction`` equals ``actual``, else a sentence.
 
-    ``prediction`` must be a plain value of the same kind as ``actual`` (a
-    word, a number, a set of names), written by hand: code that computes it
-    (a function, a scoreboard) is not a prediction. ``...`` means "not
-    predicted yet". ``why`` is the sentence that explains the answer, shown
-    after a wrong prediction.
+    A prediction is a plain value written by hand before a cell reveals the
+    answer (a set of names, a word, a whole number): code that computes it is
+    not one, and says so. ``why`` explains the answer; it is printed after a
+    right prediction too, since the reason is the point.
     """
-    if prediction is ...:
-        return report(False, f"⏳ {title}: not predicted yet (write your prediction in place of `...`, then run)")
-    if callable(prediction) or not isinstance(prediction, type(actual)):
+    if callable(prediction) or type(prediction) is not type(actual):
         kind = {set: "set of names", str: "word in quotes", int: "whole number"}.get(type(actual), "value")
-        return report(False, f"❌ {title}: write your prediction by hand, as a {kind}, not code that "
-                             f"computes it (got a {type(prediction).__name__})")
+        return f"write your prediction by hand, as a {kind}, not code that computes it (got a {type(prediction).__name__})"
     if prediction != actual:
-        return report(False, f"❌ {title}: you predicted {_shown(prediction)}, the run gives {_shown(actual)}. {why}")
-    return report(True, f"✅ {title}: your prediction {_shown(prediction)} is right. {why}")
+        return f"you predicted {_shown(prediction)}, the run gives {_shown(actual)}. {why}"
+    print(f"Right: {_shown(actual)}. {why}")
+    return None
 
 
 def _shown(value: Any) -> str:
-    """A prediction as a learner wrote it: sets sorted, so the message is the same on every run."""
+    """A prediction as a learner wrote it: sets sorted, so the sentence is the same on every run."""
     return "{" + ", ".join(repr(v) for v in sorted(value)) + "}" if isinstance(value, (set, frozenset)) else repr(value)

@@ -6,41 +6,81 @@ from __future__ import annotations
 
 import functools
 import textwrap
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
+from numbers import Real
 
 import numpy as np
 from matplotlib.figure import Figure
 
 from teachmem.core.change import Change
-from teachmem.lab.replay import Replay, comparison_strategies, leaked_facts, replacements
+from teachmem.core.tokens import count_message_tokens
+from teachmem.lab.replay import Replay, comparison_strategies, replacements
 from teachmem.lab.replay import replay as replay_scenario
-from teachmem.lab.scenarios import Scenario, list_scenarios, load_scenario
-from teachmem.lessons.common import checker, differs, explore as explore, figure, first_problem, mark, short
+from teachmem.lab.scenarios import Scenario, Turn, load_scenario
+from teachmem.lessons.common import (answer_checker, checker, differs, explore as explore, figure, first_problem,
+                                     mark, short)
+from teachmem.memory.buffer import ConversationBuffer
+from teachmem.memory.window import SlidingWindowMemory
 
 
 # ---------------------------------------------------------------- checkers
-def _stale_cases() -> Iterator[tuple[Scenario, str, str, int]]:
-    """(scenario, fact id, text, turn) around every superseded fact of every built-in scenario."""
-    for name in list_scenarios():
-        scenario = load_scenario(name)
-        for fact in scenario.facts:
-            new = " and ".join(r.keywords[0] for r in replacements(scenario, fact))
-            texts = [f"We go with {fact.keywords[0]}.", f"Let's use {new} instead of {fact.keywords[0]}." if new
-                     else f"Please forget {fact.keywords[0]}.", "Nothing to see here.", f"{new} it is."]
-            turns = {1, fact.stated_turn, fact.superseded_turn or fact.stated_turn, len(scenario)}
-            yield from ((scenario, fact.id, text, turn) for text in texts for turn in sorted(turns))
+#: Exercise 7.2's limit on what the window may send on turn 29.
+WINDOW_TOKEN_LIMIT = 300
 
 
-@checker("is_stale")
-def check_is_stale(fn: Callable) -> str | None:
-    """Exercise 07.1: does a text still present a superseded fact as current at a turn?
+def _buffer_total(turns: Sequence[Turn]) -> int:
+    """Tokens a buffer sends in all, summed over every turn, when it hears ``turns`` one by one."""
+    buffer, total = ConversationBuffer(), 0
+    for number, t in enumerate(turns, start=1):
+        buffer.add(t.role, t.content, turn=number)
+        total += count_message_tokens(buffer.context())
+    return total
 
-    The known answer is the library's ``teachmem.lab.replay.leaked_facts``.
-    """
-    return first_problem(
-        differs(f"scenario {s.name!r}, fact {f!r}, text {text!r}, turn {turn}", bool(fn(s, f, text, turn)),
-                f in leaked_facts(s, text, turn))
-        for s, f, text, turn in _stale_cases())
+
+@answer_checker("predicted_ratio")
+def check_predicted_ratio(predicted_ratio: object) -> str | None:
+    """Exercise 7.1: if the 30 turns went on at the same pace to 60, how many times as many tokens would
+    the buffer send in all? Measured by replaying the conversation twice over; within 0.5 passes."""
+    if isinstance(predicted_ratio, bool) or not isinstance(predicted_ratio, Real):
+        raise TypeError(f"predicted_ratio must be a number such as 1.5, got {predicted_ratio!r}")
+    guess, turns = float(predicted_ratio), load_scenario("project_30").turns
+    ratio = _buffer_total(turns * 2) / _buffer_total(turns)
+    if abs(guess - ratio) <= 0.5:
+        return None
+    hint = (" Twice the turns, yes, but each of the later turns also sends a context twice as long."
+            if abs(guess - 2) < 0.5 else "")
+    return f"you predicted {predicted_ratio}; the buffer sends {ratio:.1f} times as many tokens in all.{hint}"
+
+
+def _window_problem(record: Replay, setting: str) -> str | None:
+    """What keeps a window's replay from passing exercise 7.2, or None; ``setting`` names the settings."""
+    scenario, question = record.scenario, record.scenario.questions[0]
+    leaks = [t for t in range(1, len(scenario) + 1) if record.at("window", t).leaks]
+    if leaks:
+        stale = ", ".join(sorted(scenario.fact(i).value for i in record.at("window", leaks[0]).leaks))
+        return (f"{setting} the window presents {stale} as current from turn {leaks[0]} on "
+                f"({len(leaks)} turns in all): a message pinned as important outlived the one that replaced it")
+    step = record.at("window", question.turn)
+    missing = [scenario.fact(i).value for i in question.needs if i not in step.holds]
+    if missing:
+        return f"{setting} the window leaks nothing, but on turn {question.turn} it lacks {' and '.join(missing)}"
+    if step.tokens > WINDOW_TOKEN_LIMIT:
+        return (f"{setting} the window answers turn {question.turn} and never leaks, but sends {step.tokens} "
+                f"tokens there; at most {WINDOW_TOKEN_LIMIT} is the goal")
+    return None
+
+
+@answer_checker("window_settings")
+def check_window_settings(window_settings: object) -> str | None:
+    """Exercise 7.2: settings ``{"recent_k": …, "important_k": …}`` for a sliding window that answers the
+    turn-29 question, never presents a replaced fact as current, and sends at most ``WINDOW_TOKEN_LIMIT``
+    tokens on turn 29."""
+    if not isinstance(window_settings, dict) or set(window_settings) != {"recent_k", "important_k"}:
+        raise TypeError(f"window_settings must be a dict with recent_k and important_k, such as "
+                        f"dict(recent_k=6, important_k=2), got {window_settings!r}")
+    settings = dict(window_settings)
+    record = replay_scenario(load_scenario("project_30"), {"window": lambda: SlidingWindowMemory(**settings)})
+    return _window_problem(record, f"with recent_k={settings['recent_k']} and important_k={settings['important_k']}")
 
 
 @functools.lru_cache(maxsize=1)
@@ -69,7 +109,7 @@ def _cheapest_problem(result: Replay, turn: int, got: object) -> str | None:
 
 @checker("cheapest_answer")
 def check_cheapest_answer(fn: Callable) -> str | None:
-    """Exercise 07.2: the cheapest strategy whose context answers the scenario's question at a turn."""
+    """Exercise 7.3: the cheapest strategy whose context answers the scenario's question at a turn."""
     return first_problem(_cheapest_problem(r, turn, fn(r, turn))
                          for r in _comparison_replays() for turn in range(1, len(r.scenario) + 1))
 

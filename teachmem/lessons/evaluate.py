@@ -15,12 +15,13 @@ from matplotlib.patches import Patch
 from teachmem.lab.evaluate import METRICS, Scoreboard, default_strategies, evaluate
 from teachmem.lab.replay import replay
 from teachmem.lab.scenarios import Fact, Question, Scenario, Turn, load_scenario
-from teachmem.lessons.common import (OKABE_ITO, CheckResult, checker, compare_prediction, differs,
-                                     explore as explore, figure, first_problem, mark, short)
+from teachmem.lessons.common import (OKABE_ITO, answer_checker, checker, differs, explore as explore, figure,
+                                     first_problem, mark, prediction_problem, short)
 
 
 # ---------------------------------------------------------------- exercise 8.1: a prediction
-def check_still_sends(still_sends) -> CheckResult:
+@answer_checker("still_sends")
+def check_still_sends(still_sends: object) -> str | None:
     """Exercise 8.1: which strategies still send something Noor asked to forget (deletion leakage above 0)?
 
     ``still_sends`` is a set of strategy names written before the scoreboard
@@ -29,7 +30,7 @@ def check_still_sends(still_sends) -> CheckResult:
     """
     board = evaluate(default_strategies(), "forget_address", progress=False)
     actual = {s for s in board.strategies if board.get(s, "forget_address").deletion_leakage}
-    return compare_prediction("still sends what it was asked to forget", still_sends, actual,
+    return prediction_problem(still_sends, actual,
                               "Only a strategy that keeps the raw words (every message, or a running text "
                               "written from them) sends them again; the others leave the address out because "
                               "they never kept it or it fell out of reach, not because they were asked.")
@@ -164,7 +165,7 @@ def plot_scoreboard(board: Scoreboard, metrics: tuple[str, ...] = ("probe_accura
     so). Each bar carries its value. Taught in notebooks/08_evaluate_memory.ipynb.
     """
     labels = {name: (label, up) for name, label, up in METRICS}
-    colours = {True: OKABE_ITO["bluish green"], False: OKABE_ITO["vermillion"]}
+    colours = {True: OKABE_ITO[2], False: OKABE_ITO[5]}          # bluish green, vermillion
     order = board.ranking()
     fig, axes = plt.subplots(1, len(metrics), figsize=(10.5, 0.42 * len(order) + 1.9), sharey=True,
                              layout="constrained")
@@ -199,7 +200,7 @@ def plot_cost_vs_quality(board: Scoreboard, quality: str = "probe_accuracy") -> 
     for name in board.strategies:
         m = board.metrics(name)
         x, y = _number(m["tokens_per_turn"]), _number(m[quality])
-        ax.scatter(x, y, s=60, color=OKABE_ITO["blue"])
+        ax.scatter(x, y, s=60, color=OKABE_ITO[0])
         ax.annotate(name, (x, y), textcoords="offset points", xytext=(6, 5), fontsize=11)
     ax.set_xlabel("tokens per turn (mean over scenarios)  →  costs more", fontsize=11)
     ax.set_ylabel(f"{quality.replace('_', ' ')}  →  remembers more", fontsize=11)

@@ -10,11 +10,12 @@ from collections.abc import Callable
 from pathlib import Path
 
 from teachmem.lab.store import MemoryDB
-from teachmem.lessons.common import CheckResult, checker, compare_prediction
+from teachmem.lessons.common import answer_checker, checker, prediction_problem
 from teachmem.memory.buffer import ConversationBuffer
 
 
-def check_prediction(prediction) -> CheckResult:
+@answer_checker("prediction")
+def check_prediction(prediction: object) -> str | None:
     """Exercise 9.4: how many messages does Noor's memory hold after two servers load, add and save at once?
 
     ``prediction`` is a whole number written before the cell ran; the checker
@@ -28,7 +29,7 @@ def check_prediction(prediction) -> CheckResult:
         db.save(memory_a, user_id="noor", name="chat")
         db.save(memory_b, user_id="noor", name="chat")
         held = len(db.load(user_id="noor", name="chat").context())
-    return compare_prediction("messages after two load-then-save servers", prediction, held,
+    return prediction_problem(prediction, held,
                               "Both servers loaded the same empty memory; each saved its own copy, so the later "
                               "save replaced the earlier one: a lost update.")
 

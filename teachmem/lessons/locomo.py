@@ -11,7 +11,7 @@ from collections.abc import Callable
 from matplotlib.figure import Figure
 
 from teachmem.lab.locomo import LOCOMO_SAMPLE, RecallReport, evidence_recall, load_locomo
-from teachmem.lessons.common import OKABE_ITO, CheckResult, compare_prediction, figure, report
+from teachmem.lessons.common import OKABE_ITO, answer_checker, figure, prediction_problem
 
 
 def plot_recall_at_k(report: RecallReport) -> Figure:
@@ -21,14 +21,14 @@ def plot_recall_at_k(report: RecallReport) -> Figure:
     """
     fig, ax = figure(7, 4.2)
     markers = "osD^v<>p"
-    colours = [c for name, c in OKABE_ITO.items() if name not in ("yellow", "black")]   # yellow is pale on white
+    colours = OKABE_ITO[:6]                    # not yellow (pale on white), not black (the overall line)
     for i, category in enumerate(report.categories):
         values = report.recall(category)
         ax.plot(list(values), [math.nan if v is None else v for v in values.values()], lw=1.5,
                 marker=markers[i % len(markers)], color=colours[i % len(colours)], label=f"category {category}")
     overall = report.recall()
     ax.plot(list(overall), [math.nan if v is None else v for v in overall.values()], marker="o", lw=3.5,
-            color=OKABE_ITO["black"], label="all questions")
+            color=OKABE_ITO[-1], label="all questions")
     ax.set_xlabel("k (turns retrieved)", fontsize=11)
     ax.set_ylabel("evidence recall@k", fontsize=11)
     ax.set(ylim=(0, 1.05), xticks=list(report.ks))
@@ -39,7 +39,8 @@ def plot_recall_at_k(report: RecallReport) -> Figure:
 
 
 # ---------------------------------------------------------------- notebook 08b's exercises
-def check_prediction(prediction, k: int = 5) -> CheckResult:
+@answer_checker("prediction")
+def check_prediction(prediction: object, k: int = 5) -> str | None:
     """Exercise 8.4: does plain word overlap find more evidence in its top ``k`` than the semantic store?
 
     ``prediction`` is one of ``"higher"``, ``"lower"``, ``"same"`` (within 0.02),
@@ -50,9 +51,8 @@ def check_prediction(prediction, k: int = 5) -> CheckResult:
     theirs = evidence_recall(conversations, ks=[k]).recall()[k] or 0.0
     actual = "same" if abs(mine - theirs) <= 0.02 else ("higher" if mine > theirs else "lower")
     if isinstance(prediction, str) and prediction not in ("higher", "lower", "same"):
-        return compare_prediction(f"word overlap at k={k}", prediction, actual,
-                                  'Write one of "higher", "lower" or "same".')
-    return compare_prediction(f"word overlap at k={k}", prediction, actual,
+        raise ValueError(f'write one of "higher", "lower" or "same", got {prediction!r}')
+    return prediction_problem(prediction, actual,
                               f"Word overlap reaches {mine:.3f}, the semantic store {theirs:.3f}: counting shared "
                               "words rewards turns that share the question's small words (what, did, is) as "
                               "much as its rare ones.")
@@ -61,20 +61,16 @@ def check_prediction(prediction, k: int = 5) -> CheckResult:
 MAX_STOPWORDS = 8
 
 
-def check_stopwords(stopwords) -> CheckResult:
+@answer_checker("stopwords")
+def check_stopwords(stopwords: object) -> str | None:
     """Exercise 8.5: at most ``MAX_STOPWORDS`` words that, left out, make word overlap beat the semantic store at k=1.
 
     The checker builds the notebook's word-overlap retriever with ``stopwords``
     left out of every bag of words, and measures evidence recall@1 on the
     bundled LoCoMo-format sample, against ``SemanticMemoryStore``'s.
     """
-    problem = _stopwords_problem(stopwords)
-    return report(not problem, f"❌ stopwords: {problem}" if problem else "✅ stopwords: passed")
-
-
-def _stopwords_problem(stopwords) -> str | None:
     if not isinstance(stopwords, (set, frozenset, list, tuple)) or not all(isinstance(w, str) for w in stopwords):
-        return f"expected a set of lower-case words, got {type(stopwords).__name__}"
+        raise TypeError(f"stopwords must be a set of lower-case words, got {type(stopwords).__name__}")
     if len(set(stopwords)) > MAX_STOPWORDS:
         return (f"{len(set(stopwords))} words is a long list, not a choice you can explain: leave out at most "
                 f"{MAX_STOPWORDS}, the ones that questions share with turns that do not answer them")

@@ -20,8 +20,8 @@ from teachmem.lab.scenarios import Scenario, load_scenario
 from teachmem.memory.buffer import ConversationBuffer
 from teachmem.memory.hybrid import HybridMemoryManager
 from teachmem.memory.summary import SummaryMemory
-from teachmem.lessons.common import (OKABE_ITO, CheckResult, checker, compare_prediction, differs,
-                                     explore as explore, figure, first_problem, mark, short)
+from teachmem.lessons.common import (OKABE_ITO, answer_checker, checker, differs, explore as explore, figure,
+                                     first_problem, mark, prediction_problem, short)
 
 # ---------------------------------------------------------------- exercise 9.1: a prediction
 def assistant_until(scenario: Scenario, turn: int) -> SimpleNamespace:
@@ -34,7 +34,8 @@ def assistant_until(scenario: Scenario, turn: int) -> SimpleNamespace:
     return app
 
 
-def check_still_holding(still_holding) -> CheckResult:
+@answer_checker("still_holding")
+def check_still_holding(still_holding: object) -> str | None:
     """Exercise 9.1: which tiers still hold Noor's phone number after retention ran, eight days after the order?
 
     ``still_holding`` is a set of tier names written before retention ran. The
@@ -46,7 +47,7 @@ def check_still_holding(still_holding) -> CheckResult:
     apply_retention(app, RetentionPolicy({"message": 30, "fact": None}, pii=timedelta(days=7)),
                     noor.timestamp(14) + timedelta(days=8))
     actual = {r.tier for r in provenance(app) if "phone" in r.pii}
-    return compare_prediction("still holding the phone number", still_holding, actual,
+    return prediction_problem(still_holding, actual,
                               "Retention ages an item from the time it was observed. The summary folded the "
                               "number into a text that records no time of its own, so no time to live reaches it.")
 
@@ -181,7 +182,7 @@ def plot_retention(records: list[Provenance], policy: RetentionPolicy, start: da
     timed = [r for r in records if r.observed_at is not None]
     ends = [(end - start) / day for r in timed if (end := policy.expires_at(r)) is not None]
     horizon = max([(now - start) / day, *ends, 1]) * 1.15      # every expiry in sight; "forever" runs off the edge
-    colours = {"personal": OKABE_ITO["vermillion"], "timed": OKABE_ITO["sky blue"], "forever": "#BBBBBB"}
+    colours = {"personal": OKABE_ITO[5], "timed": OKABE_ITO[4], "forever": "#BBBBBB"}   # vermillion, sky blue, grey
     fig, ax = figure(9.5, max(3, 0.27 * len(timed) + 1.8))
     for i, r in enumerate(timed):
         observed = r.observed_at or start
