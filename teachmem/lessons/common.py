@@ -79,6 +79,19 @@ def checker(title: str) -> Callable[[Callable[[Callable], str | None]], Callable
     return wrap
 
 
+def reveal(name: str, guess, answer, tolerance: float = 0, unit: str = "") -> CheckResult:
+    """Compare a prediction written before the reveal with the ``answer`` the notebook computed."""
+    if guess is None:
+        return report(False, f"⏳ {name}: write your prediction in the cell above first, then run this cell again")
+    if isinstance(answer, str):
+        right = isinstance(guess, str) and guess.strip().lower() == answer
+    else:
+        right = isinstance(guess, (int, float)) and not isinstance(guess, bool) and abs(guess - answer) <= tolerance
+    near = f" (within {tolerance:g}{unit} counts)" if tolerance else ""
+    verdict = "✅ right" if right else "❌ not quite"
+    return report(right, f"{verdict}: you predicted {guess!r}, the answer is {answer}{unit}{near}")
+
+
 def answer_checker(title: str) -> Callable[[Callable[[Any], str | None]], Callable[[Any], CheckResult]]:
     """Like ``checker``, for an exercise answered with a value instead of a function: a prediction
     written down before a cell reveals the answer, or a setting changed until the check passes.

@@ -7,6 +7,7 @@ from __future__ import annotations
 import functools
 import textwrap
 from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
 from numbers import Real
 
 import numpy as np
@@ -16,7 +17,7 @@ from teachmem.core.change import Change
 from teachmem.core.tokens import count_message_tokens
 from teachmem.lab.replay import Replay, comparison_strategies, replacements
 from teachmem.lab.replay import replay as replay_scenario
-from teachmem.lab.scenarios import Scenario, Turn, load_scenario
+from teachmem.lab.scenarios import Fact, Scenario, Turn, load_scenario
 from teachmem.lessons.common import (answer_checker, checker, differs, explore as explore, figure, first_problem,
                                      mark, short)
 from teachmem.memory.buffer import ConversationBuffer
@@ -135,6 +136,53 @@ def _maybe(flag: bool | None) -> str:
     return "–" if flag is None else mark(flag)
 
 
+@dataclass(frozen=True)
+class ComparisonRow:
+    """One strategy after one turn, as the comparison shows it (``None``: cannot be judged yet)."""
+
+    strategy: str
+    tokens: int
+    calls: int
+    knows: bool | None          # has the scenario's first change reached its context?
+    answers: bool | None        # does its context hold what the scenario's first question needs?
+    stale: tuple[str, ...]      # the superseded facts it still sends as current
+    context: tuple[dict, ...]
+
+
+def comparison_rows(replay: Replay, turn: int) -> list[ComparisonRow]:
+    """Every strategy of ``replay`` after ``turn``, looked up, not recomputed; a bad turn is a ValueError.
+
+    What ``comparison_view`` prints and ``teachmem.lessons.projector.comparison_html`` shows.
+    """
+    scenario = replay.scenario
+    replay.at(replay.strategies[0], turn)   # a bad turn fails here, with a clear message
+    question, change = scenario.questions[0], first_change(scenario)
+    rows = []
+    for name in replay.strategies:
+        step = replay.at(name, turn)
+        rows.append(ComparisonRow(name, step.tokens, step.model_calls, replay.reflects(name, turn, change),
+                                  replay.answers(name, turn, question),
+                                  tuple(scenario.fact(i).value for i in sorted(step.leaks)), step.context))
+    return rows
+
+
+def first_change(scenario: Scenario) -> Fact:
+    """The scenario's first superseded fact: the change the comparison follows (PostgreSQL on turn 17)."""
+    return next(f for f in scenario.facts if f.superseded_turn is not None)
+
+
+def question_needs(scenario: Scenario) -> str:
+    """What the scenario's first question needs, in words: "pytest (turn 7) and MySQL (turn 17)"."""
+    return " and ".join(f"{scenario.fact(i).value} (turn {scenario.fact(i).stated_turn})"
+                        for i in scenario.questions[0].needs)
+
+
+def change_words(scenario: Scenario) -> str:
+    """The change the comparison follows, in words: "PostgreSQL→MySQL"."""
+    change = first_change(scenario)
+    return f"{change.value}→{', '.join(f.value for f in replacements(scenario, change))}"
+
+
 def comparison_view(replay: Replay, turn: int) -> str:
     """Every strategy of ``replay`` after ``turn``: its cost, whether it knows of the change and can
     answer the scenario's question, and the context it would send, shortened.
@@ -145,26 +193,17 @@ def comparison_view(replay: Replay, turn: int) -> str:
 
     Taught in notebooks/07_compare_strategies.ipynb.
     """
-    scenario = replay.scenario
-    replay.at(replay.strategies[0], turn)   # a bad turn fails here, with a clear message
-    question = scenario.questions[0]
-    change = next(f for f in scenario.facts if f.superseded_turn is not None)
-    new = ", ".join(f.value for f in replacements(scenario, change))
-    said = scenario.turns[turn - 1]
-    needs = " and ".join(f"{scenario.fact(i).value} (turn {scenario.fact(i).stated_turn})" for i in question.needs)
-    change_head = f"knows {change.value}→{new}"
+    rows, scenario = comparison_rows(replay, turn), replay.scenario
+    question, said = scenario.questions[0], scenario.turns[turn - 1]
+    change_head = f"knows {change_words(scenario)}"
     lines = [f"after turn {turn} of {len(scenario)} · {said.role}: {short(said.content, 76)}",
-             f"the turn-{question.turn} question needs {needs}", "",
+             f"the turn-{question.turn} question needs {question_needs(scenario)}", "",
              f"{'strategy':<10}{'tokens':>7}{'calls':>7}  {change_head:<24}{'answers turn ' + str(question.turn):<18}"
              "stale facts sent"]
-    for name in replay.strategies:
-        step = replay.at(name, turn)
-        stale = ", ".join(scenario.fact(i).value for i in sorted(step.leaks)) or "–"
-        knows, answers = _maybe(replay.reflects(name, turn, change)), _maybe(replay.answers(name, turn, question))
-        lines.append(f"{name:<10}{step.tokens:>7,}{step.model_calls:>7}  {knows:<24}{answers:<18}{stale}")
-    for name in replay.strategies:
-        step = replay.at(name, turn)
-        lines += ["", f"── {name} would send {step.tokens:,} tokens:", *_context_lines(step.context)]
+    lines += [f"{r.strategy:<10}{r.tokens:>7,}{r.calls:>7}  {_maybe(r.knows):<24}{_maybe(r.answers):<18}"
+              f"{', '.join(r.stale) or '–'}" for r in rows]
+    for r in rows:
+        lines += ["", f"── {r.strategy} would send {r.tokens:,} tokens:", *_context_lines(r.context)]
     return "\n".join(lines)
 
 
@@ -213,6 +252,18 @@ def _extractor_lines(items: Sequence[Change | str], message: str | None, width: 
     return lines or ["   (nothing: this write changed nothing)"]
 
 
+def extraction_row(extracted: Mapping[int, Mapping[str, Sequence[Change | str]]], turn: int,
+                   ) -> list[tuple[str, Sequence[Change | str]]]:
+    """(extractor, what its write of ``turn``'s message reported), in the order of ``EXTRACTORS`` first.
+
+    A turn that ``extracted`` does not have is a ValueError.
+    """
+    if turn not in extracted:
+        raise ValueError(f"turn must be between 1 and {len(extracted)}, got {turn!r}")
+    row = extracted[turn]
+    return [(n, row[n]) for n in [*(n for n in EXTRACTORS if n in row), *(n for n in row if n not in EXTRACTORS)]]
+
+
 def extraction_view(extracted: Mapping[int, Mapping[str, Sequence[Change | str]]], turn: int,
                     scenario: Scenario | None = None, width: int = 96) -> str:
     """What each system did with the message of ``turn``, from ``teachmem.lab.replay.extractions``.
@@ -226,13 +277,11 @@ def extraction_view(extracted: Mapping[int, Mapping[str, Sequence[Change | str]]
 
     Taught in notebooks/07_compare_strategies.ipynb.
     """
-    if turn not in extracted:
-        raise ValueError(f"turn must be between 1 and {len(extracted)}, got {turn!r}")
-    row = extracted[turn]
+    rows = extraction_row(extracted, turn)
     message = scenario.turns[turn - 1].content if scenario is not None else None
     lines = [f"the message of turn {turn}:"]
-    for name in [*(n for n in EXTRACTORS if n in row), *(n for n in row if n not in EXTRACTORS)]:
-        lines += ["", f"── {name}", *_extractor_lines(row[name], message, width)]
+    for name, items in rows:
+        lines += ["", f"── {name}", *_extractor_lines(items, message, width)]
     return "\n".join(lines)
 
 
