@@ -1,0 +1,81 @@
+"""The SQL a ``PgMemoryStore`` retrieval runs: the index's nearest candidates, then relevance × importance × decay.
+
+The HNSW index (cosine) hands over the ``candidates`` memories nearest the query; the database scores each one
+(relevance = the cosine, 0 if negative; importance; ``decay_rate`` ** whole days old) and returns the best ``k``,
+ties broken by id (older first), as the in-memory ``SemanticMemoryStore`` does with ``lexical_weight=0`` and
+``reply_weight=0``. Row-level security adds the user's condition to every query by itself.
+"""
+from __future__ import annotations
+
+import re
+from datetime import datetime
+
+try:
+    from psycopg import sql
+    from psycopg.types.json import Jsonb
+except ImportError:
+    sql = None        # type: ignore[assignment]
+    Jsonb = None      # type: ignore[assignment,misc]
+
+RANKED = """
+WITH candidates AS MATERIALIZED (
+    SELECT seq, text, memory_type, importance, created, embedding <=> %(query)s AS distance
+    FROM memories
+    WHERE retired IS NULL {filters}
+    ORDER BY embedding <=> %(query)s
+    LIMIT %(candidates)s
+), scored AS (
+    SELECT *, greatest(1 - distance, 0) AS relevance,
+           power(%(decay_rate)s::float8,
+                 greatest(floor(extract(epoch FROM %(now)s::timestamp - created) / 86400), 0)::float8) AS decay
+    FROM candidates
+)
+SELECT seq, text, memory_type, 1 - distance AS cosine, relevance, importance, decay,
+       relevance * importance * decay AS score
+FROM scored
+ORDER BY score DESC, seq
+LIMIT %(k)s
+"""
+
+VECTOR_LITERAL = re.compile(r"'\[[^\]]*\]'::vector")    # the query's 256 numbers, shown as $query
+COLUMNS = ("seq", "text", "memory_type", "cosine", "relevance", "importance", "decay", "score")
+
+
+def filter_clause(filters: dict):
+    """``AND …`` for each ``key=value`` (a list, tuple or set means any of): ``memory_type`` is a column,
+    every other key a label in ``metadata``. Returns the SQL fragment and its parameters."""
+    parts, params = [], list[list]()
+    for key, wanted in filters.items():
+        options = list(wanted) if isinstance(wanted, (list, tuple, set, frozenset)) else [wanted]
+        if key == "memory_type":
+            parts.append(sql.SQL(" AND memory_type = ANY({})").format(sql.Placeholder(f"f{len(params)}")))
+            params.append([str(v) for v in options])
+        else:
+            parts.append(sql.SQL(" AND metadata -> {} = ANY({}::jsonb[])").format(
+                sql.Literal(key), sql.Placeholder(f"f{len(params)}")))
+            params.append([Jsonb(v) for v in options])
+    return sql.Composed(parts), {f"f{i}": p for i, p in enumerate(params)}
+
+
+def ranked(conn, query_vector, *, k: int, now: datetime, decay_rate: float, candidates: int,
+           filters: dict) -> list[dict]:
+    """The best ``k`` live memories for ``query_vector`` with every part of their score, best first."""
+    where, params = filter_clause(filters)
+    statement = sql.SQL(RANKED).format(filters=where)
+    rows = conn.execute(statement, {"query": query_vector, "candidates": candidates, "k": k, "now": now,
+                                    "decay_rate": decay_rate, **params}).fetchall()
+    return [dict(zip(COLUMNS, row, strict=True)) for row in rows]
+
+
+def record_recall(conn, seqs: list[int], now: datetime) -> None:
+    """Each returned memory counts as recalled: its last access is ``now`` and its recall count grows by one."""
+    if seqs:
+        conn.execute("UPDATE memories SET accessed = %s, recalls = recalls + 1 WHERE seq = ANY(%s)", [now, seqs])
+
+
+def explain_plan(conn, query_vector, *, k: int = 3, candidates: int = 100) -> list[str]:
+    """The plan's node names (``Index Scan using memories_embedding``, ``Seq Scan``…), without costs."""
+    statement = sql.SQL("EXPLAIN (COSTS OFF) " + RANKED).format(filters=sql.SQL(""))
+    lines = conn.execute(statement, {"query": query_vector, "candidates": candidates, "k": k,
+                                     "now": datetime(2000, 1, 1), "decay_rate": 1.0}).fetchall()
+    return [VECTOR_LITERAL.sub("$query", line[0]) for line in lines]
