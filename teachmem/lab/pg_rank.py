@@ -3,12 +3,13 @@
 The HNSW index (cosine) hands over the ``candidates`` memories nearest the query; the database scores each one
 (relevance = the cosine, 0 if negative; importance; ``decay_rate`` ** whole days old) and returns the best ``k``,
 ties broken by id (older first), as the in-memory ``SemanticMemoryStore`` does with ``lexical_weight=0`` and
-``reply_weight=0``. Row-level security adds the user's condition to every query by itself.
+``reply_weight=0``. A memory far from the query can still win on importance and recency, so ``ranked`` checks a
+bound and widens the candidates when one might. Row-level security adds the user's condition to every query.
 """
 from __future__ import annotations
 
 import re
-from datetime import datetime
+from datetime import datetime, timedelta
 
 try:
     from psycopg import sql
@@ -31,10 +32,17 @@ WITH candidates AS MATERIALIZED (
     FROM candidates
 )
 SELECT seq, text, memory_type, 1 - distance AS cosine, relevance, importance, decay,
-       relevance * importance * decay AS score
+       relevance * importance * decay AS score,
+       min(relevance) OVER () AS floor, count(*) OVER () AS found     -- over every candidate
 FROM scored
 ORDER BY score DESC, seq
 LIMIT %(k)s
+"""
+
+# What importance × decay a live memory can reach at most: the highest importance times the newest one's decay.
+# A memory outside the candidates scores at most their lowest relevance times that.
+WEIGHT = """
+SELECT max(importance), max(created) FROM memories WHERE retired IS NULL {filters}
 """
 
 VECTOR_LITERAL = re.compile(r"'\[[^\]]*\]'::vector")    # the query's 256 numbers, shown as $query
@@ -59,12 +67,32 @@ def filter_clause(filters: dict):
 
 def ranked(conn, query_vector, *, k: int, now: datetime, decay_rate: float, candidates: int,
            filters: dict) -> list[dict]:
-    """The best ``k`` live memories for ``query_vector`` with every part of their score, best first."""
+    """The best ``k`` live memories for ``query_vector`` with every part of their score, best first.
+
+    Exact whenever the index is: if the k-th score is below what a memory outside the candidates could still
+    score (their lowest relevance × the highest importance × the newest memory's decay), it asks again with four
+    times as many candidates, until that cannot happen or every live memory was a candidate.
+    """
     where, params = filter_clause(filters)
-    statement = sql.SQL(RANKED).format(filters=where)
-    rows = conn.execute(statement, {"query": query_vector, "candidates": candidates, "k": k, "now": now,
-                                    "decay_rate": decay_rate, **params}).fetchall()
-    return [dict(zip(COLUMNS, row, strict=True)) for row in rows]
+    params.update(query=query_vector, k=k, now=now, decay_rate=decay_rate)
+    statement, weight = sql.SQL(RANKED).format(filters=where), None
+    while True:
+        rows = conn.execute(statement, {**params, "candidates": candidates}).fetchall()
+        hits = [dict(zip(COLUMNS, row[:len(COLUMNS)], strict=True)) for row in rows]
+        if not rows or rows[0][-1] < candidates:          # fewer than asked: every live memory was a candidate
+            return hits
+        if weight is None:
+            weight = most_weight(conn.execute(sql.SQL(WEIGHT).format(filters=where), params).fetchone(), now,
+                                 decay_rate)
+        if len(hits) == k and hits[-1]["score"] >= rows[0][-2] * weight:
+            return hits
+        candidates *= 4
+
+
+def most_weight(row, now: datetime, decay_rate: float) -> float:
+    """importance × decay_rate ** whole days, at most, from (highest importance, newest creation time)."""
+    importance, newest = row
+    return float(importance) * decay_rate ** max((now - newest) // timedelta(days=1), 0)
 
 
 def record_recall(conn, seqs: list[int], now: datetime) -> None:

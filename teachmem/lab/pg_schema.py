@@ -40,6 +40,7 @@ CREATE TABLE memories (
     PRIMARY KEY (user_id, seq)
 );
 CREATE INDEX memories_embedding ON memories USING hnsw (embedding vector_cosine_ops);
+CREATE INDEX memories_recent ON memories (user_id, created, importance) WHERE retired IS NULL;
 CREATE INDEX memories_fact_key ON memories (user_id, fact_key, filed) WHERE fact_key IS NOT NULL;
 ALTER TABLE memories ENABLE ROW LEVEL SECURITY;
 ALTER TABLE memories FORCE ROW LEVEL SECURITY;

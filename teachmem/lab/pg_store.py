@@ -1,7 +1,7 @@
 """Semantic memory in PostgreSQL + pgvector: one row per memory, ranked inside the database, one user per connection.
 
-``PgMemoryStore`` speaks the ``SemanticMemoryStore`` API (``store``, ``add``, ``retrieve``, ``context``, ``get``,
-``update``, ``delete``, ``history``) and returns the same ``Change`` records; what it holds lives in the table
+``PgMemoryStore`` speaks the ``SemanticMemoryStore`` API (``store``, ``remember``, ``add``, ``retrieve``,
+``explain``, ``context``, ``get``, ``update``, ``delete``, ``history``) and returns the same ``Change`` records; what it holds lives in the table
 described in ``teachmem.lab.pg_schema``, so many processes can share it. A retrieval runs the SQL in
 ``teachmem.lab.pg_rank``. Every write is one transaction under a per-user advisory lock: a fact that replaces
 another retires it in the same transaction, and two writers never take the same id. Deleting a memory empties
@@ -12,11 +12,13 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from dataclasses import replace
 from datetime import datetime
 from typing import Any
 
 from teachmem.core.change import Change
 from teachmem.core.clock import ManualClock
+from teachmem.core.spans import locate
 from teachmem.core.subword import SubwordEmbedder
 from teachmem.core.text import fenced, quote
 from teachmem.core.validate import (require_callable, require_datetime, require_fraction, require_int_at_least,
@@ -25,6 +27,7 @@ from teachmem.core.vectors import require_labels
 from teachmem.lab.pg_rank import explain_plan, ranked, record_recall
 from teachmem.lab.pg_schema import ensure_schema, enter_as_user
 from teachmem.lab.postgres import INSTALL_HINT
+from teachmem.llm import extract_facts
 from teachmem.memory.semantic import fact_key
 
 try:
@@ -150,6 +153,12 @@ class PgMemoryStore:
             if content.strip() else []
         self.last_turn = turn
         return changes
+
+    def remember(self, turn: str, *, importance: float = 0.5, timestamp=None, **metadata) -> list[Change]:
+        """Store each fact extracted from a user turn; its Change carries the ``span`` of the turn it came from."""
+        require_text("turn", turn)
+        return [replace(c, span=None if c.event == "DELETE" else locate(fact, turn))
+                for fact in extract_facts(turn) for c in self.store(fact, "fact", importance, timestamp, **metadata)]
 
     def row(self, id: str) -> int:
         """The seq of memory ``id`` ("s3" -> 3); an id this user does not have is a KeyError naming it."""
