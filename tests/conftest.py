@@ -5,7 +5,7 @@ from pathlib import Path
 import pytest
 from hypothesis import settings
 
-from teachmem import load_scenario
+from teachmem import load_scenario, local_postgres
 
 # Property tests explore the same examples on every run (seeded, no example
 # database), so a test run is as repeatable as the notebooks.
@@ -43,3 +43,17 @@ def proves_checker(checker, solution, wrongs, capsys):
         assert "❌" in capsys.readouterr().out
     assert not checker(_stub)
     assert "not implemented yet" in capsys.readouterr().out
+
+
+@pytest.fixture(scope="session")
+def pg_dsn(tmp_path_factory):
+    """One PostgreSQL server for the whole run: started from the wheel in a temporary folder (or the server
+    TEACHMEM_PG_DSN names), stopped at the end."""
+    with local_postgres(tmp_path_factory.mktemp("postgres")) as server:
+        yield server.dsn
+
+
+@pytest.fixture
+def user(request):
+    """A user id of this test's own: tests share one table, row-level security keeps them apart."""
+    return f"user-{request.node.nodeid.rsplit('::', 1)[-1]}"
