@@ -1,5 +1,6 @@
 """Shared test helpers."""
 import importlib.util
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -46,10 +47,11 @@ def proves_checker(checker, solution, wrongs, capsys):
 
 
 @pytest.fixture(scope="session")
-def pg_dsn(tmp_path_factory):
+def pg_dsn():
     """One PostgreSQL server for the whole run: started from the wheel in a temporary folder (or the server
-    TEACHMEM_PG_DSN names), stopped at the end."""
-    with local_postgres(tmp_path_factory.mktemp("postgres")) as server:
+    TEACHMEM_PG_DSN names), stopped at the end. Not under pytest's own temporary root: every pytest run on the
+    machine resets that to owner-only, and the server runs as another system user when tests run as root."""
+    with tempfile.TemporaryDirectory(prefix="teachmem-pg-") as folder, local_postgres(folder) as server:
         yield server.dsn
 
 

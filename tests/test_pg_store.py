@@ -1,6 +1,7 @@
 """PgMemoryStore: the semantic store's contract on PostgreSQL + pgvector, isolation by row-level security,
 and the server the project starts itself from a wheel."""
-import os
+import tempfile
+from pathlib import Path
 from datetime import timedelta
 
 import psutil
@@ -39,18 +40,20 @@ def test_local_postgres_serves_postgresql_18_with_pgvector_0_8_and_no_password(p
         assert conn.execute("SELECT default_version FROM pg_available_extensions WHERE name = 'vector'").fetchone()[0] >= "0.8"
 
 
-def test_local_postgres_starts_and_stops_a_throwaway_server(tmp_path, monkeypatch):
+def test_local_postgres_starts_and_stops_a_throwaway_server(monkeypatch):
     monkeypatch.delenv("TEACHMEM_PG_DSN", raising=False)
-    with local_postgres(tmp_path / "server") as server:
-        assert 0 < server.started_in < 60 and server.running
-        pid = int((tmp_path / "server" / "pgdata" / "postmaster.pid").read_text().split()[0])
-        with psycopg.connect(server.dsn) as conn:
-            assert conn.execute("SELECT 1").fetchone() == (1,)
-        assert server.dsn not in repr(server) and "running" in repr(server)
-    assert not server.running and "stopped" in repr(server)
-    assert not (tmp_path / "server" / "pgdata").exists()          # throwaway: its data went with it
-    assert not psutil.pid_exists(pid) or psutil.Process(pid).status() == psutil.STATUS_ZOMBIE
-    server.stop()                                                   # stopping twice is harmless
+    with tempfile.TemporaryDirectory(prefix="teachmem-pg-") as folder:
+        data = Path(folder) / "server" / "pgdata"
+        with local_postgres(Path(folder) / "server") as server:
+            assert 0 < server.started_in < 60 and server.running
+            pid = int((data / "postmaster.pid").read_text().split()[0])
+            with psycopg.connect(server.dsn) as conn:
+                assert conn.execute("SELECT 1").fetchone() == (1,)
+            assert server.dsn not in repr(server) and "running" in repr(server)
+        assert not server.running and "stopped" in repr(server)
+        assert not data.exists()                                    # throwaway: its data went with it
+        assert not psutil.pid_exists(pid) or psutil.Process(pid).status() == psutil.STATUS_ZOMBIE
+        server.stop()                                               # stopping twice is harmless
 
 
 def test_teachmem_pg_dsn_points_at_an_existing_server_and_stop_leaves_it_running(pg_dsn, tmp_path, monkeypatch):
@@ -186,3 +189,61 @@ def test_pg_store_refuses_another_users_label_and_history(pg_dsn, user):
         with pytest.raises(ValueError, match="user_id must be None or this store's user"):
             store.history("lives in", user_id="someone else")
         assert len(store) == 0
+
+
+# ------------------------------------------------------------------ same answers as the in-memory store
+def conversation() -> list[tuple[str, float, int]]:
+    """(text, importance, day) for every scenario turn and LoCoMo sample turn, then the same sentences two to a
+    memory: a few hundred real memories spread over 90 days."""
+    texts = [t.content for name in list_scenarios() for t in load_scenario(name).turns]
+    texts += [t.text for c in load_locomo() for t in c.turns]
+    texts += [f"{a} {b}" for a, b in zip(texts, texts[7:] + texts[:7], strict=True)]
+    return [(text, 0.2 + 0.8 * ((i * 37) % 11) / 10, (i * 13) % 90) for i, text in enumerate(texts)]
+
+
+def questions() -> list[str]:
+    asked = [q.text for name in list_scenarios() for q in load_scenario(name).questions]
+    return asked + [q.question for c in load_locomo() for q in c.questions]
+
+
+@pytest.fixture(scope="module")
+def both(pg_dsn):
+    """The same memories in numpy and in PostgreSQL, under the same ranking settings."""
+    clock = ManualClock(EPOCH + timedelta(days=100))
+    numpy_store = SemanticMemoryStore(lexical_weight=0.0, reply_weight=0.0, clock=clock)
+    pg_store = PgMemoryStore(pg_dsn, user_id="same-answers", clock=clock)
+    for store in (numpy_store, pg_store):
+        for text, importance, day in conversation():
+            store.store(text, "message", importance, EPOCH + timedelta(days=day), user_id="same-answers")
+    pg_store.conn.execute("ANALYZE memories")
+    yield numpy_store, pg_store
+    pg_store.close()
+
+
+@pytest.mark.parametrize("force_index", [False, True], ids=["planner's choice", "HNSW index"])
+def test_same_answers_as_the_in_memory_store_on_the_same_data(both, force_index):
+    numpy_store, pg_store = both
+    pg_store.conn.execute(f"SET enable_sort = {'off' if force_index else 'on'}")    # off: order from the index
+    try:
+        plan = "\n".join(pg_store.plan(questions()[0]))
+        assert ("Index Scan using memories_embedding" in plan) == force_index, plan
+        assert len(conversation()) > 400 and len(questions()) > 20
+        for query in questions():
+            expected = numpy_store.explain(query, 5)
+            got = pg_store.explain(query, 5)
+            assert [h["id"] for h in got] == [f"s{h['row']}" for h in expected], query
+            assert [h["text"] for h in got] == [h["text"] for h in expected]
+            assert [h["score"] for h in got] == pytest.approx([h["score"] for h in expected], rel=1e-5)
+    finally:
+        pg_store.conn.execute("RESET enable_sort")
+
+
+def test_retrieve_records_recall_in_both(both):
+    numpy_store, pg_store = both
+    query = questions()[3]
+    before = {h["id"] for h in pg_store.explain(query, 3)}
+    [numpy_store.retrieve(query, 3) for _ in range(2)]
+    assert [text for _, text, _ in pg_store.retrieve(query, 3)] == [text for _, text, _ in numpy_store.retrieve(query, 3)]
+    recalls = dict(pg_store.conn.execute("SELECT 's' || seq, recalls FROM memories WHERE recalls > 0").fetchall())
+    assert set(recalls) == before and set(recalls.values()) == {1}
+    assert all(numpy_store.table["recalls"][int(i[1:])] == 3 for i in before)
