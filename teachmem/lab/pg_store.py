@@ -12,23 +12,20 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from dataclasses import replace
 from datetime import datetime
 from typing import Any
 
 from teachmem.core.change import Change
 from teachmem.core.clock import ManualClock
-from teachmem.core.spans import locate
 from teachmem.core.subword import SubwordEmbedder
 from teachmem.core.text import fenced, quote
 from teachmem.core.validate import (require_callable, require_datetime, require_fraction, require_int_at_least,
-                                    require_positive_int, require_role, require_text, require_turn)
+                                    require_positive_int, require_text)
 from teachmem.core.vectors import require_labels
 from teachmem.lab.pg_rank import explain_plan, ranked, record_recall
 from teachmem.lab.pg_schema import ensure_schema, enter_as_user
 from teachmem.lab.postgres import INSTALL_HINT
-from teachmem.llm import extract_facts
-from teachmem.memory.semantic import fact_key
+from teachmem.memory.semantic import SemanticMemoryStore, fact_key
 
 try:
     import psycopg
@@ -49,6 +46,9 @@ class PgMemoryStore:
     in the in-memory store's terms)."""
 
     kind = "semantic"
+    # The very same code as the in-memory store's: both write through this store's store().
+    add = SemanticMemoryStore.add
+    remember = SemanticMemoryStore.remember
 
     def __init__(self, dsn: str, *, user_id: str, embedder=None, clock=None, decay_rate: float = 0.95,
                  embed_dim: int = 256, context_top_k: int = 3, candidates: int = 200):
@@ -97,9 +97,7 @@ class PgMemoryStore:
 
     def now(self, now: datetime | None = None) -> datetime:
         """``now`` if given, else the clock's time; naive UTC either way."""
-        if now is not None:
-            return require_datetime("now", now)
-        return require_datetime("clock()", self.clock(), allow_none=False)
+        return require_datetime("now", now) if now is not None else require_datetime("clock()", self.clock(), False)
 
     def _lock(self) -> None:
         """Inside a transaction: one writer per user at a time (others wait), released at COMMIT or ROLLBACK."""
@@ -140,23 +138,6 @@ class PgMemoryStore:
                 "fact_key, metadata) VALUES (current_setting('app.user_id'), %s, %s, %s, %s, %s, %s, %s, %s, %s)",
                 [seq, text, memory_type, vector, importance, when, when, key, labels])
             return [Change("ADD", f"s{seq}", text, reason=f"new {memory_type}"), *self._retire_replaced(old, seq)]
-
-    def add(self, role: str, content: str, *, turn: int | None = None, timestamp=None) -> list[Change]:
-        """Store a chat message as a ``message`` memory; a refused one changes nothing, not even ``last_turn``."""
-        require_role("role", role)
-        require_text("content", content, allow_empty=True)
-        turn = require_turn("turn", turn, self.last_turn)
-        when = require_datetime("timestamp", timestamp)
-        changes = self.store(f"{role}: {content}", "message", timestamp=when, role=role, turn=turn) \
-            if content.strip() else []
-        self.last_turn = turn
-        return changes
-
-    def remember(self, turn: str, *, importance: float = 0.5, timestamp=None, **metadata) -> list[Change]:
-        """Store each fact extracted from a user turn; its Change carries the ``span`` of the turn it came from."""
-        require_text("turn", turn)
-        return [replace(c, span=None if c.event == "DELETE" else locate(fact, turn))
-                for fact in extract_facts(turn) for c in self.store(fact, "fact", importance, timestamp, **metadata)]
 
     def row(self, id: str) -> int:
         """The seq of memory ``id`` ("s3" -> 3); an id this user does not have is a KeyError naming it."""
