@@ -145,6 +145,12 @@ def test_pg_store_bad_settings_name_the_argument(pg_dsn, kwargs, error, message)
         PgMemoryStore(**{"dsn": pg_dsn, "user_id": "someone", **kwargs})
 
 
+def test_a_table_of_another_dimension_is_refused_naming_both(pg_dsn):
+    PgMemoryStore(pg_dsn, user_id="someone").close()              # the table exists, made for 256 numbers
+    with pytest.raises(ValueError, match="dimension 256, but the embedder makes 64"):
+        PgMemoryStore(pg_dsn, user_id="someone", embed_dim=64)
+
+
 def test_pg_store_refuses_another_users_label_and_history(pg_dsn, user):
     with PgMemoryStore(pg_dsn, user_id=user) as store:
         with pytest.raises(ValueError, match="user_id must be this store's user"):

@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from datetime import datetime
-from typing import Any
+from typing import Any, cast
 
 from teachmem.core.change import Change
 from teachmem.core.clock import ManualClock
@@ -40,15 +40,21 @@ FILED = ("SELECT seq, text, retired FROM memories WHERE fact_key = %s AND seq <>
          "ORDER BY filed DESC LIMIT 1")
 
 
+def require_storable(name: str, value):
+    """PostgreSQL's text and jsonb hold no NUL character and psycopg sends UTF-8: refuse both before any query.
+    A list is checked item by item; what is not a str is left to the other checks."""
+    for item in value if isinstance(value, list) else [value]:
+        if isinstance(item, str) and "\x00" in require_text(name, item, allow_empty=True):
+            raise ValueError(f"{name} must not contain a NUL character (\\x00): PostgreSQL text cannot hold one")
+    return value
+
+
 class PgMemoryStore:
     """``SemanticMemoryStore``'s API on PostgreSQL: the memories of ``user_id``, ranked by relevance × importance ×
     decay over the ``candidates`` nearest memories the HNSW index finds (``lexical_weight=0``, ``reply_weight=0``
     in the in-memory store's terms)."""
 
     kind = "semantic"
-    # The very same code as the in-memory store's: both write through this store's store().
-    add = SemanticMemoryStore.add
-    remember = SemanticMemoryStore.remember
 
     def __init__(self, dsn: str, *, user_id: str, embedder=None, clock=None, decay_rate: float = 0.95,
                  embed_dim: int = 256, context_top_k: int = 3, candidates: int = 200):
@@ -67,9 +73,13 @@ class PgMemoryStore:
             require_int_at_least("embed_dim", embed_dim, 2))
         self.clock = require_callable("clock", clock) or ManualClock()
         self.conn = psycopg.connect(dsn, autocommit=True)
-        ensure_schema(self.conn, self.embedder.dim)
-        register_vector(self.conn)
-        enter_as_user(self.conn, user_id)
+        try:
+            ensure_schema(self.conn, self.embedder.dim)
+            register_vector(self.conn)
+            enter_as_user(self.conn, user_id)
+        except Exception:
+            self.conn.close()          # a refused store leaves no connection open
+            raise
         self.conn.execute("SELECT set_config('hnsw.ef_search', %s, false)", [str(min(max(candidates, 40), 1000))])
         self.last_turn: int | None = self._value(
             "SELECT max((metadata ->> 'turn')::int) FROM memories WHERE memory_type = 'message'")
@@ -122,6 +132,8 @@ class PgMemoryStore:
         importance = require_fraction("importance", importance)
         when = require_datetime("timestamp", timestamp) if timestamp is not None else self.now()
         require_labels(metadata)
+        for name, value in [("text", text), ("memory_type", memory_type), *metadata.items()]:
+            require_storable(name if name in ("text", "memory_type") else f"metadata {name!r}", value)
         if metadata.get("user_id", self.user_id) != self.user_id:
             raise ValueError(f"user_id must be this store's user {self.user_id!r}, got {metadata['user_id']!r}")
         key = fact_key(text) if memory_type == "fact" else None
@@ -138,6 +150,17 @@ class PgMemoryStore:
                 "fact_key, metadata) VALUES (current_setting('app.user_id'), %s, %s, %s, %s, %s, %s, %s, %s, %s)",
                 [seq, text, memory_type, vector, importance, when, when, key, labels])
             return [Change("ADD", f"s{seq}", text, reason=f"new {memory_type}"), *self._retire_replaced(old, seq)]
+
+    def add(self, role: str, content: str, *, turn: int | None = None, timestamp=None) -> list[Change]:
+        """Store a chat message as a ``message`` memory: the in-memory store's own ``add``, through ``store``."""
+        require_storable("content", content)
+        return cast(Any, SemanticMemoryStore.add)(self, role, content, turn=turn, timestamp=timestamp)
+
+    def remember(self, turn: str, *, importance: float = 0.5, timestamp=None, **metadata) -> list[Change]:
+        """Store each fact extracted from a user turn (the in-memory store's own ``remember``), spans included."""
+        require_storable("turn", turn)
+        return cast(Any, SemanticMemoryStore.remember)(self, turn, importance=importance, timestamp=timestamp,
+                                                       **metadata)
 
     def row(self, id: str) -> int:
         """The seq of memory ``id`` ("s3" -> 3); an id this user does not have is a KeyError naming it."""
@@ -158,7 +181,7 @@ class PgMemoryStore:
         """Rewrite a live memory: re-embedded, what it said kept in ``history(id)``; a fact now about another key
         is filed under it and retires that key's live value."""
         seq = self.row(id)
-        require_text("text", text)
+        require_storable("text", require_text("text", text))
         vector = self.embedder.embed([text])[0]
         with self.conn.transaction():
             self._lock()
@@ -190,7 +213,7 @@ class PgMemoryStore:
 
     def history(self, id_or_fact: str, user_id: str | None = None) -> list[tuple[str, bool]]:
         """``(text, live?)`` oldest first: what memory ``id`` said and what replaced it, or every fact under a key."""
-        require_text("id_or_fact", id_or_fact)
+        require_storable("id_or_fact", require_text("id_or_fact", id_or_fact))
         if user_id is not None and user_id != self.user_id:
             raise ValueError(f"user_id must be None or this store's user {self.user_id!r}, got {user_id!r}")
         if ID.fullmatch(id_or_fact):
@@ -207,9 +230,11 @@ class PgMemoryStore:
 
     def explain(self, query: str, top_k: int = 3, now: datetime | None = None, **filters) -> list[dict]:
         """The best ``top_k`` live memories with every part of their scores (``id`` included). Records no recall."""
-        require_text("query", query)
+        require_storable("query", require_text("query", query))
         require_positive_int("top_k", top_k)
-        require_labels({k: list(v) if isinstance(v, (tuple, set, frozenset)) else v for k, v in filters.items()}, True)
+        listed = {k: list(v) if isinstance(v, (tuple, set, frozenset)) else v for k, v in filters.items()}
+        for key, value in require_labels(listed, True).items():
+            require_storable(f"filter {key!r}", value)
         hits = ranked(self.conn, self.embedder.embed([query])[0], k=top_k, now=self.now(now),
                       decay_rate=self.decay_rate, candidates=max(self.candidates, top_k), filters=filters)
         return [{"id": f"s{h['seq']}", **h} for h in hits]
@@ -222,7 +247,8 @@ class PgMemoryStore:
 
     def context(self, query: str | None = None) -> list[dict]:
         """The memories most relevant to ``query`` as one system message of quoted data."""
-        if query is None or not require_text("query", query, allow_empty=True).strip() or not len(self):
+        if query is None or not require_storable("query", require_text("query", query, allow_empty=True)).strip() \
+                or not len(self):
             return []
         # The query is the message just added: skip its echo ("user: <query>"), the prompt already holds it.
         echoes = self._value("SELECT count(*) FROM memories WHERE position(': ' IN text) > 0 "
