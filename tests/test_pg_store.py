@@ -1,8 +1,11 @@
 """PgMemoryStore: the semantic store's contract on PostgreSQL + pgvector, isolation by row-level security,
 and the server the project starts itself from a wheel."""
+import os
+import subprocess
+import sys
 import tempfile
-from pathlib import Path
 from datetime import timedelta
+from pathlib import Path
 
 import psutil
 import psycopg
@@ -216,3 +219,15 @@ def test_retrieve_records_recall_in_both(both):
     recalls = dict(pg_store.conn.execute("SELECT 's' || seq, recalls FROM memories WHERE recalls > 0").fetchall())
     assert set(recalls) == before and set(recalls.values()) == {1}
     assert all(numpy_store.table["recalls"][int(i[1:])] == 3 for i in before)
+
+
+def test_a_process_that_exits_without_stop_leaves_no_server_behind():
+    script = ("import sys; from teachmem import local_postgres; server = local_postgres(sys.argv[1]); "
+              "print(open(sys.argv[1] + '/pgdata/postmaster.pid').read().split()[0])")
+    with tempfile.TemporaryDirectory(prefix="teachmem-pg-") as folder:
+        env = {k: v for k, v in os.environ.items() if k != "TEACHMEM_PG_DSN"}
+        done = subprocess.run([sys.executable, "-c", script, folder], capture_output=True, text=True, timeout=120,
+                              env={**env, "PYTHONPATH": str(Path(__file__).resolve().parent.parent)})
+        assert done.returncode == 0, done.stderr
+        pid = int(done.stdout.split()[-1])
+        assert not psutil.pid_exists(pid) or psutil.Process(pid).status() == psutil.STATUS_ZOMBIE
