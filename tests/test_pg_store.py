@@ -139,6 +139,7 @@ def test_a_failed_write_changes_nothing(pg_dsn, user):
     ({"dsn": 5}, TypeError, "dsn must be a str"),
     ({"user_id": 7}, TypeError, "user_id must be a str"),
     ({"user_id": " "}, ValueError, "user_id must be a non-empty string"),
+    ({"user_id": "a\x00b"}, ValueError, "user_id must not contain a NUL character"),
     ({"decay_rate": 0}, ValueError, "decay_rate"),
     ({"candidates": 0}, ValueError, "candidates must be an int >= 1"),
     ({"embedder": object()}, TypeError, "embedder must have an int dim"),

@@ -61,7 +61,7 @@ class PgMemoryStore:
         if psycopg is None:
             raise RuntimeError(f"PgMemoryStore needs psycopg and pgvector: {INSTALL_HINT}")
         require_text("dsn", dsn)
-        require_text("user_id", user_id)
+        require_storable("user_id", require_text("user_id", user_id))
         if require_fraction("decay_rate", decay_rate) == 0:
             raise ValueError("decay_rate must be in (0, 1]: 0 would erase every memory after one day")
         if embedder is not None and not (isinstance(getattr(embedder, "dim", 0), int) and hasattr(embedder, "embed")):
