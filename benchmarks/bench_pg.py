@@ -18,6 +18,7 @@ import time
 from datetime import timedelta
 
 import psycopg
+from psycopg.conninfo import make_conninfo
 
 from teachmem import (EPOCH, PgMemoryStore, SemanticMemoryStore, list_scenarios, load_locomo, load_scenario,
                       local_postgres)
@@ -66,9 +67,10 @@ def run(dsn: str, n: int) -> None:
     embedder = SubwordEmbedder(256)
     rows, asked, now = memories(n), questions(), EPOCH + timedelta(days=100)
     numpy_store = SemanticMemoryStore(embedder=embedder, lexical_weight=0.0, reply_weight=0.0)
-    with psycopg.connect(dsn, autocommit=True) as admin:
-        admin.execute("DROP TABLE IF EXISTS memories")
-    with PgMemoryStore(dsn, user_id="bench", embedder=embedder) as pg_store:
+    with psycopg.connect(dsn, autocommit=True) as admin:      # a database of its own, made afresh for each size
+        admin.execute("DROP DATABASE IF EXISTS teachmem_bench")
+        admin.execute("CREATE DATABASE teachmem_bench")
+    with PgMemoryStore(make_conninfo(dsn, dbname="teachmem_bench"), user_id="bench", embedder=embedder) as pg_store:
         times = {"numpy": fill(numpy_store, rows), "postgres": fill(pg_store, rows)}
         pg_store.conn.execute("ANALYZE memories")
         numpy_time, numpy_tops = ask(numpy_store, asked, now)

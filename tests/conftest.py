@@ -1,6 +1,7 @@
 """Shared test helpers."""
 import importlib.util
 import tempfile
+import uuid
 from pathlib import Path
 
 import pytest
@@ -14,6 +15,7 @@ settings.register_profile("teachmem", derandomize=True, database=None)
 settings.load_profile("teachmem")
 
 ROOT = Path(__file__).resolve().parent.parent
+RUN = uuid.uuid4().hex[:8]          # PostgreSQL tests: this run's users, apart from any earlier run's
 
 
 def load_solutions(stem: str):
@@ -57,5 +59,6 @@ def pg_dsn():
 
 @pytest.fixture
 def user(request):
-    """A user id of this test's own: tests share one table, row-level security keeps them apart."""
-    return f"user-{request.node.nodeid.rsplit('::', 1)[-1]}"
+    """A user id of this test's own: tests share one table, row-level security keeps them apart (the run's own
+    prefix keeps a server named by TEACHMEM_PG_DSN usable run after run)."""
+    return f"{RUN}-{request.node.nodeid.rsplit('::', 1)[-1]}"

@@ -6,6 +6,7 @@ import pytest
 from hypothesis import HealthCheck, Phase, given, settings, strategies as st
 from test_properties import CLEAR, draw_call, public_calls, seeded
 
+from conftest import RUN
 from teachmem import PgMemoryStore
 
 CALLS = public_calls(PgMemoryStore)
@@ -14,7 +15,7 @@ NUL = ["a\x00b", "\x00", "user: \x00"]
 
 @pytest.fixture(scope="module")
 def store(pg_dsn):
-    memory = PgMemoryStore(pg_dsn, user_id="properties")
+    memory = PgMemoryStore(pg_dsn, user_id=f"properties-{RUN}")
     seeded(lambda: memory)
     yield memory
     memory.close()

@@ -12,6 +12,7 @@ import psycopg
 import pytest
 from psycopg.conninfo import conninfo_to_dict
 
+from conftest import RUN
 from teachmem import (EPOCH, ManualClock, PgMemoryStore, SemanticMemoryStore, list_scenarios, load_locomo,
                       load_scenario, local_postgres)
 from teachmem.memory.message import Memory
@@ -184,10 +185,10 @@ def both(pg_dsn):
     """The same memories in numpy and in PostgreSQL, under the same ranking settings."""
     clock = ManualClock(EPOCH + timedelta(days=100))
     numpy_store = SemanticMemoryStore(lexical_weight=0.0, reply_weight=0.0, clock=clock)
-    pg_store = PgMemoryStore(pg_dsn, user_id="same-answers", clock=clock)
+    pg_store = PgMemoryStore(pg_dsn, user_id=f"same-answers-{RUN}", clock=clock)
     for store in (numpy_store, pg_store):
         for text, importance, day in conversation():
-            store.store(text, "message", importance, EPOCH + timedelta(days=day), user_id="same-answers")
+            store.store(text, "message", importance, EPOCH + timedelta(days=day), user_id=f"same-answers-{RUN}")
     pg_store.conn.execute("ANALYZE memories")
     yield numpy_store, pg_store
     pg_store.close()
