@@ -76,7 +76,8 @@ def ranked(conn, query_vector, *, k: int, now: datetime, decay_rate: float, cand
     where, params = filter_clause(filters)
     params.update(query=query_vector, k=k, now=now, decay_rate=decay_rate)
     statement, weight = sql.SQL(RANKED).format(filters=where), None
-    while True:
+    while True:       # the index's search list as long as the candidates asked for (pgvector's limit: 1000)
+        conn.execute("SELECT set_config('hnsw.ef_search', %s, false)", [str(min(max(candidates, 40), 1000))])
         rows = conn.execute(statement, {**params, "candidates": candidates}).fetchall()
         hits = [dict(zip(COLUMNS, row[:len(COLUMNS)], strict=True)) for row in rows]
         if not rows or rows[0][-1] < candidates:          # fewer than asked: every live memory was a candidate

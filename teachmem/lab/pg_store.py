@@ -80,7 +80,6 @@ class PgMemoryStore:
         except Exception:
             self.conn.close()          # a refused store leaves no connection open
             raise
-        self.conn.execute("SELECT set_config('hnsw.ef_search', %s, false)", [str(min(max(candidates, 40), 1000))])
         self.last_turn: int | None = self._value(
             "SELECT max((metadata ->> 'turn')::int) FROM memories WHERE memory_type = 'message'")
 

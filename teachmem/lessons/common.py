@@ -79,6 +79,38 @@ def checker(title: str) -> Callable[[Callable[[Callable], str | None]], Callable
     return wrap
 
 
+def reveal(name: str, guess, answer, tolerance: float = 0, unit: str = "") -> CheckResult:
+    """Compare a prediction written before the reveal with the ``answer`` the notebook computed."""
+    if guess is None:
+        return report(False, f"⏳ {name}: write your prediction in the cell above first, then run this cell again")
+    if isinstance(answer, str):
+        right = isinstance(guess, str) and guess.strip().lower() == answer
+    else:
+        right = isinstance(guess, (int, float)) and not isinstance(guess, bool) and abs(guess - answer) <= tolerance
+    near = f" (within {tolerance:g}{unit} counts)" if tolerance else ""
+    verdict = "✅ right" if right else "❌ not quite"
+    return report(right, f"{verdict}: you predicted {guess!r}, the answer is {answer}{unit}{near}")
+
+
+def answer_checker(title: str) -> Callable[[Callable[[Any], str | None]], Callable[[Any], CheckResult]]:
+    """Like ``checker``, for an exercise answered with a value instead of a function: a prediction
+    written down before a cell reveals the answer, or a setting changed until the check passes.
+    ``body(value)`` returns None when right, else a sentence; a bad value's TypeError or ValueError
+    is printed as what differs; ``...`` (the placeholder) prints "not answered yet"."""
+    def wrap(body: Callable[[Any], str | None]) -> Callable[[Any], CheckResult]:
+        @functools.wraps(body)
+        def run(value: Any) -> CheckResult:
+            if value is ...:
+                return report(False, f"⏳ {title}: not answered yet (replace `...` with your answer)")
+            try:
+                problem = body(value)
+            except (TypeError, ValueError) as err:
+                return report(False, f"❌ {title}: {err}")
+            return report(not problem, f"❌ {title}: {problem}" if problem else f"✅ {title}: passed")
+        return run
+    return wrap
+
+
 def differs(case: str, got: Any, want: Any) -> str | None:
     """None if ``got == want``, else a sentence showing both."""
     return None if got == want else f"for {case} expected {want!r}, got {got!r}"
@@ -156,3 +188,7 @@ def figure(width: float = 7, height: float = 3.6) -> tuple[Figure, Axes]:
     fig, ax = plt.subplots(figsize=(width, height), layout="constrained")
     plt.close(fig)
     return fig, ax
+
+
+# Okabe–Ito: eight colours told apart with every common kind of colour blindness (black comes last here).
+OKABE_ITO = ("#0072B2", "#E69F00", "#009E73", "#CC79A7", "#56B4E9", "#D55E00", "#F0E442", "#000000")
