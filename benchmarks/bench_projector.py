@@ -103,9 +103,10 @@ def chart_alone() -> list[float]:
     """Milliseconds to draw each turn's chart once, in this process: the kernel's share of a step."""
     sys.path.insert(0, str(ROOT))
     from teachmem import load_scenario
-    from teachmem.lab.replay import comparison_strategies, replay
+    from teachmem.lab.replay import replay
+    from teachmem.lessons.compare import lesson_strategies
     from teachmem.lessons.projector import ComparisonChart
-    chart = ComparisonChart(replay(load_scenario("project_30"), comparison_strategies()))
+    chart = ComparisonChart(replay(load_scenario("project_30"), lesson_strategies()))
     times = []
     for turn in range(1, 31):
         start = time.perf_counter()

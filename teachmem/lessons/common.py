@@ -182,6 +182,16 @@ def fact_label(fact: Fact) -> str:
     return f"{fact.entity}.{fact.attribute}: {fact.value}"
 
 
+# ---------------------------------------------------------------- predictions
+def judge_prediction(title: str, prediction: Any, problem: Callable[[Any], str | None]) -> CheckResult:
+    """Report on a prediction the learner wrote down before running a cell: ⏳ while it is still
+    None, else ✅ or ❌ with ``problem(prediction)``'s sentence (None when the prediction holds)."""
+    if prediction is None:
+        return report(False, f"⏳ {title}: write your prediction first (replace None), then run this cell")
+    found = problem(prediction)
+    return report(found is None, f"✅ {title}: your prediction holds" if found is None else f"❌ {title}: {found}")
+
+
 # ---------------------------------------------------------------- figures
 def figure(width: float = 7, height: float = 3.6) -> tuple[Figure, Axes]:
     """A new figure and its axes, already closed: the notebook displays the returned figure itself."""

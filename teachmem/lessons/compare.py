@@ -20,8 +20,32 @@ from teachmem.lab.replay import replay as replay_scenario
 from teachmem.lab.scenarios import Fact, Scenario, Turn, load_scenario
 from teachmem.lessons.common import (answer_checker, checker, differs, explore as explore, figure, first_problem,
                                      mark, short)
+from teachmem.llm import importance_rules
 from teachmem.memory.buffer import ConversationBuffer
+from teachmem.memory.semantic import SemanticMemoryStore
 from teachmem.memory.window import SlidingWindowMemory
+
+
+# ---------------------------------------------------------------- the strategies notebook 07 compares
+class JudgedSemanticStore(SemanticMemoryStore):
+    """The semantic store, each chat message stored with the importance the rules give it (``add`` alone
+    stores every message at 0.5). Notebook 07 builds it inline; the projected page uses this one.
+
+    Taught in notebooks/07_compare_strategies.ipynb.
+    """
+
+    def store(self, text, memory_type="general", importance=None, timestamp=None, **metadata):
+        if importance is None:              # add() stores "role: content" and passes no importance
+            importance = importance_rules(text.partition(": ")[2])
+        return super().store(text, memory_type, importance, timestamp, **metadata)
+
+
+def lesson_strategies() -> dict[str, Callable[[], object]]:
+    """``comparison_strategies()`` with the judged semantic store: what notebook 07 and ``make app`` replay.
+
+    Taught in notebooks/07_compare_strategies.ipynb.
+    """
+    return {**comparison_strategies(), "semantic": JudgedSemanticStore}
 
 
 # ---------------------------------------------------------------- checkers
