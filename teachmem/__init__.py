@@ -43,3 +43,7 @@ from teachmem.lab.locomo import LOCOMO_SAMPLE, evidence_recall, load_locomo
 from teachmem.lab.store import MemoryDB, MemoryNotFound, SchemaVersionError, register_strategy
 from teachmem.lab.governance import (Audit, Observation, RetentionPolicy, apply_fresh, apply_retention, find_pii,
                                  forget, provenance, reconcile)
+
+# The same semantic memory on PostgreSQL + pgvector, and a throwaway server started from a wheel.
+from teachmem.lab.postgres import LocalPostgres, local_postgres
+from teachmem.lab.pg_store import PgMemoryStore

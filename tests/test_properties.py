@@ -1,7 +1,7 @@
 """Every public call of every strategy, fed odd values (hypothesis).
 
 The strategies are found by introspection: every class ``teachmem`` exports
-that has ``add`` and ``context``; so are their public methods (every one
+that has ``add``, ``context`` and ``to_state`` (the state this file round-trips); so are their public methods (every one
 that takes an argument, except ``to_state``/``from_state`` and the file
 ``save``/``load``). A strategy or method added later is covered without
 editing this file. Arguments are drawn per parameter name from plausible
@@ -39,7 +39,8 @@ CLEAR = (TypeError, ValueError, KeyError)
 def strategy_classes() -> list[type]:
     return sorted((obj for obj in vars(teachmem).values()
                    if isinstance(obj, type) and not getattr(obj, "_is_protocol", False)
-                   and callable(getattr(obj, "add", None)) and callable(getattr(obj, "context", None))),
+                   and callable(getattr(obj, "add", None)) and callable(getattr(obj, "context", None))
+                   and callable(getattr(obj, "to_state", None))),      # PgMemoryStore: tests/test_pg_properties.py
                   key=lambda cls: cls.__name__)
 
 

@@ -1,0 +1,88 @@
+"""The PostgreSQL schema behind ``PgMemoryStore``: one row per memory, an HNSW index, row-level security.
+
+Every memory is a row keyed by (user_id, seq): its text, its pgvector embedding, importance, times, validity
+(``retired``: why it is no longer returned, NULL while live) and provenance (``metadata``: turn, role, session,
+confidence). Isolation lives in the database, not in WHERE clauses: the table has ROW LEVEL SECURITY, FORCEd so
+that its owner obeys it too, and one policy lets the application's role (``APP_ROLE``, which owns nothing) see
+and write only the rows whose user_id is the connection's ``app.user_id`` setting. A connection that never set
+it sees nothing. Superusers bypass every policy, so the store switches to ``APP_ROLE`` before its first query.
+"""
+from __future__ import annotations
+
+TABLE = "memories"
+APP_ROLE = "teachmem_app"
+SETUP_LOCK = 7_316_000         # pg_advisory_xact_lock key: two processes never build the schema at once
+
+# {dim} is the embedder's dimension (an int, checked before formatting).
+SCHEMA = """
+CREATE EXTENSION IF NOT EXISTS vector;
+DO $$ BEGIN
+    IF NOT EXISTS (SELECT FROM pg_roles WHERE rolname = 'teachmem_app') THEN
+        CREATE ROLE teachmem_app NOLOGIN NOSUPERUSER NOBYPASSRLS;
+    END IF;
+END $$;
+CREATE TABLE memories (
+    user_id     text NOT NULL CHECK (user_id <> ''),
+    seq         integer NOT NULL CHECK (seq >= 0),        -- the id is 's' || seq, counted per user
+    text        text NOT NULL,                           -- '' once deleted: the row stays a tombstone
+    memory_type text NOT NULL,
+    embedding   vector({dim}),                           -- NULL once deleted
+    importance  double precision NOT NULL CHECK (importance BETWEEN 0 AND 1),
+    created     timestamp NOT NULL,
+    accessed    timestamp NOT NULL,
+    recalls     integer NOT NULL DEFAULT 0,
+    fact_key    text,                                    -- facts only: one key, one live value
+    filed       bigint GENERATED ALWAYS AS IDENTITY,     -- when it was filed under its key (newest wins)
+    retired     text,                                    -- why it is no longer returned; NULL = live
+    replaced_by integer,                                 -- the seq of the memory that replaced it
+    edits       text[] NOT NULL DEFAULT '{{}}',          -- what it said before each update, oldest first
+    metadata    jsonb NOT NULL DEFAULT '{{}}',           -- provenance: turn, role, session, confidence
+    PRIMARY KEY (user_id, seq)
+);
+CREATE INDEX memories_embedding ON memories USING hnsw (embedding vector_cosine_ops);
+CREATE INDEX memories_recent ON memories (user_id, created, importance) WHERE retired IS NULL;
+CREATE INDEX memories_fact_key ON memories (user_id, fact_key, filed) WHERE fact_key IS NOT NULL;
+ALTER TABLE memories ENABLE ROW LEVEL SECURITY;
+ALTER TABLE memories FORCE ROW LEVEL SECURITY;
+CREATE POLICY own_rows ON memories TO teachmem_app
+    USING (user_id = current_setting('app.user_id', true))
+    WITH CHECK (user_id = current_setting('app.user_id', true));
+GRANT SELECT, INSERT, UPDATE ON memories TO teachmem_app;
+GRANT USAGE ON SEQUENCE memories_filed_seq TO teachmem_app;
+"""
+
+ROLE_GRANT = """
+DO $$ BEGIN
+    IF NOT pg_has_role(current_user, 'teachmem_app', 'MEMBER') THEN
+        EXECUTE format('GRANT teachmem_app TO %I', current_user);
+    END IF;
+END $$;
+"""
+
+DIMENSION = """SELECT atttypmod FROM pg_attribute WHERE attrelid = 'memories'::regclass AND attname = 'embedding'"""
+
+
+def ensure_schema(conn, dim: int) -> None:
+    """Create the extension, role, table, indexes and policy unless they exist; check the vector dimension.
+
+    ``conn`` is a psycopg connection of a role that may create them (the server's owner, or any role once an
+    administrator has run this). Runs in one transaction under an advisory lock, so concurrent stores agree.
+    """
+    if not isinstance(dim, int) or isinstance(dim, bool) or dim < 1:
+        raise ValueError(f"dim must be a positive int, got {dim!r}")
+    with conn.transaction():
+        conn.execute("SELECT pg_advisory_xact_lock(%s)", [SETUP_LOCK])
+        if conn.execute("SELECT to_regclass(%s)", [TABLE]).fetchone()[0] is None:
+            conn.execute(SCHEMA.format(dim=dim))
+        conn.execute(ROLE_GRANT)
+        held = conn.execute(DIMENSION).fetchone()[0]
+    if held != dim:
+        raise ValueError(f"table {TABLE!r} holds vectors of dimension {held}, but the embedder makes {dim}: "
+                         "use an embedder of that dimension, or another database")
+
+
+def enter_as_user(conn, user_id: str) -> None:
+    """Switch ``conn`` to the application's role and its user: from here on, row-level security applies."""
+    conn.execute(f"SET ROLE {APP_ROLE}")
+    conn.execute("SELECT set_config('app.user_id', %s, false)", [user_id])
+    conn.execute("SET hnsw.iterative_scan = relaxed_order")     # filtered searches still find k rows
