@@ -43,8 +43,13 @@ def check_name_prediction(name_prediction: str) -> str | None:
 def check_toy_model(fn: Callable) -> str | None:
     """Exercise 0.2: answer with the name the user gave last (the assistant's own name does not count)."""
     with forbidding((fact_rules, "found_facts")):
-        return first_problem(differs(f"messages={messages}", fn([dict(m) for m in messages]), want)
+        return first_problem(differs(_conversation(messages), fn([dict(m) for m in messages]), want)
                              for messages, want in LATEST_NAME)
+
+
+def _conversation(messages: list[dict]) -> str:
+    """A conversation on one line, as a checker names it: ``user: "Hi" / assistant: "Hello"``."""
+    return "the conversation " + (" / ".join(f'{m["role"]}: "{m["content"]}"' for m in messages) or "with no messages")
 
 
 @checker("current_facts")
