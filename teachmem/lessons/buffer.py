@@ -10,6 +10,7 @@ from collections.abc import Callable
 import matplotlib.pyplot as plt
 import numpy as np
 from matplotlib.figure import Figure
+from matplotlib.ticker import StrMethodFormatter
 
 from teachmem.lab.scenarios import load_scenario
 from teachmem.lessons.common import (OKABE_ITO, answer_checker, checker, differs, explore as explore, figure,
@@ -97,7 +98,7 @@ def check_threshold(threshold: float) -> str | None:
     if isinstance(threshold, bool) or not isinstance(threshold, (int, float)):
         raise TypeError(f"threshold must be a number between 0 and 1, got {type(threshold).__name__}")
     turn, free = guard_trips(threshold)
-    said = f"threshold {threshold:g} trips after turn {turn} with {free} of {GUARD_WINDOW} tokens free"
+    said = f"{threshold:g} trips after turn {turn} with {free} of {GUARD_WINDOW} tokens free"
     if threshold < GUARD_EARLIEST:
         return f"{said}: a guard that fires before the window is half full cries wolf. Raise it."
     if free < GUARD_ROOM:
@@ -133,6 +134,8 @@ def plot_buffer_cost(request_tokens: list[int], price_per_million: float = 3.0) 
     left.set(title="Tokens sent with each request", xlabel="turn", ylabel="tokens")
     right.plot(turns, cumulative, color=OKABE_ITO[5])
     right.set(title="Tokens paid so far", xlabel="turn", ylabel="cumulative tokens")
+    for ax in (left, right):
+        ax.yaxis.set_major_formatter(StrMethodFormatter("{x:,.0f}"))
     dollars = right.secondary_yaxis("right", functions=(lambda t: t * price_per_million / 1e6,
                                                          lambda d: d * 1e6 / price_per_million))
     dollars.set_ylabel(f"dollars at ${price_per_million:g}/M")
