@@ -8,7 +8,9 @@ import random
 from collections.abc import Callable
 
 import numpy as np
+from matplotlib.colors import ListedColormap
 from matplotlib.figure import Figure
+from matplotlib.patches import Patch
 
 from teachmem.lab.replay import feed
 from teachmem.lab.scenarios import Scenario, fact_in_text, load_scenario
@@ -150,11 +152,17 @@ def plot_window_membership(membership: np.ndarray, title: str, mark_turns: dict 
     Taught in notebooks/02_sliding_window.ipynb.
     """
     n = membership.shape[0]
+    said = np.tril(np.ones((n, n), dtype=int))             # message j has been said once the conversation reaches i
+    state = (said + membership.astype(int) * (said > 0)).T  # 0 not said yet, 1 said but not sent, 2 sent
+    colours = ["white", "#D9D9D9", OKABE_ITO[0]]
     fig, ax = figure(6.5, 5)
-    ax.imshow(membership.T, origin="lower", cmap="Blues", aspect="auto",
-              extent=(0.5, n + 0.5, 0.5, n + 0.5), vmin=0, vmax=1)
+    ax.imshow(state, origin="lower", cmap=ListedColormap(colours), aspect="auto",
+              extent=(0.5, n + 0.5, 0.5, n + 0.5), vmin=0, vmax=2, interpolation="nearest")
     for turn, label in (mark_turns or {}).items():
         ax.axhline(turn, color=OKABE_ITO[5], lw=0.8, ls="--")
-        ax.text(n + 0.6, turn, label, color=OKABE_ITO[5], va="center", fontsize=8)
+        ax.text(n + 0.6, turn, label, color="black", va="center", fontsize=8)
+    ax.legend(handles=[Patch(facecolor=colours[2], label="sent with the request"),
+                       Patch(facecolor=colours[1], label="said, no longer sent")],
+              loc="upper left", fontsize=8, framealpha=1)
     ax.set(title=title, xlabel="conversation has reached turn", ylabel="message from turn")
     return fig
