@@ -5,6 +5,8 @@ answer fails it, and an answer that just hands the job to teachmem's own impleme
 it too (for a function, one that calls the teachmem code doing the job; for a setting,
 teachmem's default; for a prediction, a value that was computed rather than written down).
 """
+import ast
+import json
 import re
 
 import pytest
@@ -13,7 +15,7 @@ from teachmem import ConversationBuffer, SlidingWindowMemory, TokenBudgetWindow
 from teachmem.llm import importance_rules, rule_triples
 from teachmem.lessons import buffer, start_here, window
 
-from conftest import load_solutions
+from conftest import ROOT, load_solutions
 
 s00, s01, s02 = (load_solutions(n) for n in ("00_start_here", "01_conversation_buffer", "02_sliding_window"))
 
@@ -183,3 +185,54 @@ def test_the_threshold_check_reports_what_it_saw(capsys):
     assert "before the window is half full" in capsys.readouterr().out
     buffer.check_threshold(True)
     assert "must be a number" in capsys.readouterr().out
+
+
+# ---------------------------------------------------------------- the notebooks themselves
+NOTEBOOKS = {"00_start_here": [start_here.check_toy_model, start_here.check_current_facts],
+             "01_conversation_buffer": [buffer.check_request_tokens, buffer.check_exchanges_that_fit],
+             "02_sliding_window": [window.check_window_positions, window.check_kept_after_trim,
+                                   window.check_my_importance]}
+
+
+def cells(stem):
+    return json.loads((ROOT / "notebooks" / f"{stem}.ipynb").read_text())["cells"]
+
+
+def functions_shown_before_the_exercises(stem):
+    """Every function a notebook defines in its code cells before "## Exercises", compiled alone."""
+    found = []
+    for cell in cells(stem):
+        text = "".join(cell["source"])
+        if cell["cell_type"] == "markdown" and text.startswith("## Exercises"):
+            break
+        if cell["cell_type"] == "code":
+            for node in ast.parse(text).body:
+                if isinstance(node, ast.FunctionDef):
+                    namespace = {"re": re}
+                    exec(compile(ast.Module([node], []), stem, "exec"), namespace)
+                    found.append(namespace[node.name])
+    return found
+
+
+@pytest.mark.parametrize("stem", NOTEBOOKS)
+def test_no_function_the_lesson_shows_answers_an_exercise(stem, capsys):
+    """02 used to build the pinned window inline, just before asking for it in exercise 2.1."""
+    shown = functions_shown_before_the_exercises(stem)
+    assert shown, f"{stem} builds nothing inline"
+    for check in NOTEBOOKS[stem]:
+        for fn in shown:
+            assert not check(fn), f"{stem}'s {fn.__name__} already answers {check.__name__}"
+    capsys.readouterr()
+
+
+@pytest.mark.parametrize("stem", NOTEBOOKS)
+def test_no_test_tooling_traceback_or_machine_path_in_the_lesson(stem):
+    """00 used to teach nbval markers and store a traceback that showed the author's machine path."""
+    for cell in cells(stem):
+        text = "".join(cell["source"])
+        assert "NBVAL" not in text and "nbval" not in text.lower()
+        assert "raises-exception" not in cell["metadata"].get("tags", [])
+        for out in cell.get("outputs", []):
+            assert out["output_type"] != "error", f"{stem} stores a traceback"
+            shown = json.dumps(out)
+            assert not re.search(r"/(?:home|work|Users|tmp)/|site-packages|\.venv", shown), f"{stem}: {shown[:120]}"
