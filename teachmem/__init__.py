@@ -23,6 +23,8 @@ from teachmem.llm import (LLM, AuthenticationError, ExtractionError, LLMError, O
 from teachmem.core.embed import (BagOfWordsEmbedder, Embedder, RandomEmbedder, SentenceTransformerEmbedder,
                             SubwordEmbedder)
 from teachmem.memory.semantic import SemanticMemoryStore
+# all-MiniLM-L6-v2 in numpy; importing it registers the embedder name "minilm" (weights load on first use).
+from teachmem.core.minilm import MiniLMEmbedder
 from teachmem.core.bm25 import BM25Index
 
 # Summary and entity memory (notebooks 03 and 04).

@@ -10,8 +10,10 @@ import os
 import sys
 
 from teachmem.lab.evaluate import default_strategies, evaluate
-from teachmem.lab.locomo import DEFAULT_KS, LOCOMO_SAMPLE, LocomoError, evidence_recall, load_locomo
+from teachmem.lab.locomo import DEFAULT_KS, LOCOMO_SAMPLE, LONG_CONVERSATIONS, LocomoError, evidence_recall, load_locomo
+from teachmem.lab.longterm import fed_recall, halves
 from teachmem.lab.scenarios import ScenarioError, list_scenarios
+from teachmem.memory.semantic import SCORINGS, SemanticMemoryStore
 
 DESCRIPTION = """\
 Score memory strategies on the built-in scenarios, or measure the evidence
@@ -27,6 +29,14 @@ id: the share of its valid evidence ids among the dia_ids of the top k
 retrieved turns. Averaged over those questions (macro), overall and per
 category. Questions without evidence or without a valid id are skipped and
 counted; invalid ids are dropped and counted.
+
+--fed: each turn goes through add(role, "speaker: text", turn=, timestamp=)
+with its session's real date, as an application feeds a store, and the
+questions come after the last session; strict recall@k, tolerant recall@k (a
+retrieved neighbour, one turn off in the same session, counts) and recall
+within 500 / 1,000 / 2,000 tokens are printed for each half of the
+conversations, so that settings tuned on one half show on the other
+(defined in teachmem.lab.longterm).
 """
 
 EXAMPLES = f"""\
@@ -35,10 +45,13 @@ examples:
   python -m teachmem.evaluate --scenario project_30,forget_address --strategies buffer,window
   python -m teachmem.evaluate --locomo PATH/TO/locomo10.json --k 10
   python -m teachmem.evaluate --locomo sample --k 1,5,10,20 --json
+  python -m teachmem.evaluate --locomo long --fed --k 10 --scoring half_life
 
 built-in scenarios: {", ".join(list_scenarios())}
-"sample" stands for the bundled sample file {LOCOMO_SAMPLE.name}
+"sample" stands for the bundled sample file {LOCOMO_SAMPLE.name}, "long" for
+{LONG_CONVERSATIONS.name} (three conversations over eight to ten months)
 """
+BUNDLED = {"sample": LOCOMO_SAMPLE, "long": LONG_CONVERSATIONS}
 
 
 def _ks(values: list[str]) -> list[int]:
@@ -51,7 +64,7 @@ def _ks(values: list[str]) -> list[int]:
     return ks
 
 
-def main(argv: list[str] | None = None) -> int:
+def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="python -m teachmem.evaluate", description=DESCRIPTION, epilog=EXAMPLES,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--scenario", metavar="NAMES",
@@ -59,39 +72,69 @@ def main(argv: list[str] | None = None) -> int:
                              "unless --locomo is given)")
     parser.add_argument("--strategies", metavar="NAMES",
                         help="strategies to score, separated by commas (default: every one notebook 07 compares)")
-    parser.add_argument("--locomo", metavar="PATH", help='a LoCoMo JSON file, or "sample" for the bundled sample')
+    parser.add_argument("--locomo", metavar="PATH",
+                        help='a LoCoMo JSON file, "sample" for the bundled sample, "long" for the long conversations')
+    parser.add_argument("--fed", action="store_true",
+                        help="with --locomo: feed turns through add() with their real dates; strict, tolerant and "
+                             "budgeted recall on each half")
+    parser.add_argument("--scoring", choices=sorted(SCORINGS), default=None,
+                        help="with --fed: the store's score (default: the store's own default)")
     parser.add_argument("--k", nargs="+", default=[",".join(map(str, DEFAULT_KS))], metavar="K",
                         help="the k of recall@k: one or more, e.g. --k 10 or --k 1,5,10,20 "
                              f"(default: {','.join(map(str, DEFAULT_KS))})")
     parser.add_argument("--json", action="store_true", help="print the figures as JSON instead of tables")
     parser.add_argument("--no-progress", action="store_true", help="never show progress bars")
+    return parser
+
+
+def _scenarios(parser: argparse.ArgumentParser, args: argparse.Namespace, progress: bool | None):
+    strategies = default_strategies()
+    if args.strategies:
+        names = [n.strip() for n in args.strategies.split(",") if n.strip()]
+        unknown = [n for n in names if n not in strategies]
+        if unknown or not names:
+            parser.error(f"--strategies: unknown {unknown or names}; choose from {', '.join(strategies)}")
+        strategies = {n: strategies[n] for n in names}
+    names = (args.scenario or "all").split(",")
+    board = evaluate(strategies, "all" if names == ["all"] else [n.strip() for n in names], progress=progress)
+    return board.as_dict() if args.json else str(board)
+
+
+def _locomo(args: argparse.Namespace, ks: list[int], progress: bool | None):
+    path = BUNDLED.get(args.locomo, args.locomo)
+    name = f"the bundled file {path.name}" if args.locomo in BUNDLED else args.locomo
+    conversations = load_locomo(path)
+    if args.fed:
+        options = {} if args.scoring is None else {"scoring": args.scoring}
+        reports = [fed_recall(half, lambda clock: SemanticMemoryStore(clock=clock, **options), ks)
+                   for half in halves(conversations) if half]
+        if args.json:
+            return {"file": name, "halves": [r.as_dict() for r in reports]}
+        return "\n\n".join(f"SemanticMemoryStore fed turn by turn with real dates, half {i} of the conversations"
+                             f" (scoring: {args.scoring or 'default'})\nfile: {name}\n{r}"
+                             for i, r in enumerate(reports, 1))
+    report = evidence_recall(conversations, ks, progress=progress)
+    return ({"file": name, **report.as_dict()} if args.json else
+            f"LoCoMo evidence recall of SemanticMemoryStore, each turn stored as "
+            f"\"speaker: text\" (macro mean over scored questions)\nfile: {name}\n{report}")
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = _parser()
     args = parser.parse_args(argv)
     try:
         ks = _ks(args.k)
     except argparse.ArgumentTypeError as err:
         parser.error(str(err))
+    if (args.fed or args.scoring) and not args.locomo:
+        parser.error("--fed and --scoring measure a LoCoMo file: give --locomo too")
     progress = False if args.no_progress else None
     out = {}
     try:
         if args.scenario or not args.locomo:
-            strategies = default_strategies()
-            if args.strategies:
-                names = [n.strip() for n in args.strategies.split(",") if n.strip()]
-                unknown = [n for n in names if n not in strategies]
-                if unknown or not names:
-                    parser.error(f"--strategies: unknown {unknown or names}; choose from {', '.join(strategies)}")
-                strategies = {n: strategies[n] for n in names}
-            names = (args.scenario or "all").split(",")
-            board = evaluate(strategies, "all" if names == ["all"] else [n.strip() for n in names],
-                             progress=progress)
-            out["scenarios"] = board.as_dict() if args.json else str(board)
+            out["scenarios"] = _scenarios(parser, args, progress)
         if args.locomo:
-            sample = args.locomo == "sample"
-            report = evidence_recall(load_locomo(LOCOMO_SAMPLE if sample else args.locomo), ks, progress=progress)
-            name = f"the bundled sample ({LOCOMO_SAMPLE.name})" if sample else args.locomo
-            out["locomo"] = ({"file": name, **report.as_dict()} if args.json else
-                             f"LoCoMo evidence recall of SemanticMemoryStore, each turn stored as "
-                             f"\"speaker: text\" (macro mean over scored questions)\nfile: {name}\n{report}")
+            out["locomo"] = _locomo(args, ks, progress)
     except (ScenarioError, LocomoError, FileNotFoundError, ValueError) as err:
         print(f"error: {err}", file=sys.stderr)
         return 2

@@ -1,11 +1,14 @@
-"""Notebook 07 in a real browser: JupyterLab, and the Voilà page that `make app` serves.
+"""The 30-turn comparison in a real browser: notebook 07 in JupyterLab, and the page `make app` serves.
 
 Drives Debian's ``chromium`` with pip's ``playwright`` (never ``playwright
 install``). Each test starts its own server on 127.0.0.1 with a fresh HOME
-and Jupyter directories under ``tmp_path``, moves the turn slider of the
-comparison to 29 and back, and checks that the text shown is what
-``comparison_view`` says for that turn of the replay. Screenshots go to
-``test-artifacts/``.
+and Jupyter directories under ``tmp_path`` and moves the comparison's turn
+slider; the caption, the table and the chart must then show that turn of the
+replay: the table's text is what ``comparison_html`` says, and the chart's
+bytes are the PNG ``ComparisonChart`` draws for that turn. The `make app`
+page is checked as a projector shows it, at 1280×720: title, slider and chart
+on the first screen, no horizontal scroll, text that wraps, turn 1 first, or
+the turn the address asks for. Screenshots go to ``test-artifacts/``.
 
 With ``CI`` set (as ``.ci/run`` does) the test is required and fails when the
 browser is missing; elsewhere it is skipped, and the skip reason (printed in the
@@ -16,7 +19,11 @@ Every wait is bounded and every server is stopped, whatever happens.
 from __future__ import annotations
 
 import contextlib
+import functools
+import hashlib
+import html
 import os
+import re
 import shutil
 import signal
 import socket
@@ -29,6 +36,7 @@ import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 NOTEBOOK = ROOT / "notebooks" / "07_compare_strategies.ipynb"
+APP_PAGE = ROOT / "notebooks" / "app" / "compare_live.ipynb"     # what `make app` serves
 ARTIFACTS = ROOT / "test-artifacts"
 CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
@@ -36,6 +44,7 @@ CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-backg
 REQUIRED = os.environ.get("CI", "").strip().lower() not in ("", "0", "false", "no")
 START, WAIT, RUN = 90, 30, 120   # seconds: a server to answer, a widget to update, the notebook to run
 SLIDER_START, SLIDER_TARGET = 16, 29   # the comparison slider's value in notebook 07, and where we move it
+SCREEN = {"width": 1280, "height": 720}   # a projector's first screen
 
 
 def _chromium() -> str | None:
@@ -133,30 +142,59 @@ def _local_only(page, blocked: list[str]) -> None:
     page.route("**/*", route)
 
 
-def _expected(turn: int) -> str:
+@functools.cache
+def _replay():
     from teachmem import load_scenario
-    from teachmem.lab.replay import comparison_strategies, replay
-    from teachmem.lessons.compare import comparison_view
-    return comparison_view(replay(load_scenario("project_30"), comparison_strategies()), turn)
+    from teachmem.lab.replay import replay
+    from teachmem.lessons.compare import lesson_strategies
+    return replay(load_scenario("project_30"), lesson_strategies())
+
+
+@functools.cache
+def _chart_digest(turn: int) -> str:
+    """What the chart of ``turn`` must be: the SHA-256 of the PNG that ``ComparisonChart`` draws for it."""
+    from teachmem.lessons.projector import ComparisonChart
+    return hashlib.sha256(ComparisonChart(_replay()).png(turn)).hexdigest()
+
+
+def _page_text(markup: str) -> str:
+    """The text a browser shows for a piece of HTML from the views (they put no blanks between tags)."""
+    return html.unescape(re.sub(r"<[^>]+>", "", markup))
+
+
+def _expected_table(turn: int) -> str:
+    from teachmem.lessons.projector import comparison_html
+    return _page_text(comparison_html(_replay(), turn))
+
+
+# The bytes of the chart the page shows, hashed in the page: the Image widget's src is a blob: address.
+SHOWN_CHART = """async (img) => {
+    if (!img.src) return null;
+    const bytes = await (await fetch(img.src)).arrayBuffer();
+    const hash = await crypto.subtle.digest('SHA-256', bytes);
+    return Array.from(new Uint8Array(hash), b => b.toString(16).padStart(2, '0')).join('');
+}"""
 
 
 def _comparison(page):
-    """The comparison widget: the box whose output shows what each strategy would send."""
+    """The comparison widget: the box with a turn slider and the chart."""
     box = page.locator(".widget-vbox").filter(has=page.locator(".widget-slider")) \
-              .filter(has_text=" would send ").first
+              .filter(has=page.locator("img.widget-image")).first
     box.wait_for(timeout=RUN * 1000)
-    box.scroll_into_view_if_needed()
     return box
 
 
-def _shown(box) -> str:
+def _shown(box) -> tuple[str, str, str | None]:
+    """(the caption, the table, the chart's digest) the comparison shows now."""
     # text_content, not inner_text: JupyterLab skips laying out cells scrolled out of view,
     # and inner_text of an element that was never laid out is empty.
-    return (box.locator(".widget-output").text_content() or "").strip()
+    html_parts = box.locator(".widget-html-content")
+    return ((html_parts.nth(0).text_content() or "").strip(), (html_parts.nth(1).text_content() or "").strip(),
+            box.locator("img.widget-image").first.evaluate(SHOWN_CHART))
 
 
 def _set_slider(page, box, value: int) -> None:
-    """Type ``value`` into the slider's readout, as a learner can, and wait for the text to follow."""
+    """Type ``value`` into the slider's readout, as a learner can."""
     readout = box.locator(".widget-readout").first
     readout.click()
     page.keyboard.press("Control+A")
@@ -164,51 +202,65 @@ def _set_slider(page, box, value: int) -> None:
     page.keyboard.press("Enter")
 
 
-def _wait_for_text(box, want: str) -> None:
+def _wait_for_turn(box, turn: int) -> tuple[str, str, str | None]:
+    """Wait until the caption, the table and the chart all show ``turn`` as the replay says; return them."""
+    want = (f"Turn {turn} of 30", _expected_table(turn), _chart_digest(turn))
     deadline = time.monotonic() + WAIT
-    while _shown(box) != want.strip():
+    while True:
+        caption, table, digest = shown = _shown(box)
+        if caption.startswith(want[0]) and table == want[1] and digest == want[2]:
+            return shown
         if time.monotonic() > deadline:
-            assert _shown(box) == want.strip()   # shows the difference
+            assert caption.startswith(want[0]), caption
+            assert table == want[1]
+            assert digest == want[2], f"the chart shown is not the chart of turn {turn}"
         time.sleep(0.2)
 
 
-def _slide_and_check(page, name: str) -> None:
-    box = _comparison(page)
-    start, target = _expected(SLIDER_START), _expected(SLIDER_TARGET)
-    assert start != target
-    _wait_for_text(box, start)
-    _set_slider(page, box, SLIDER_TARGET)
-    _wait_for_text(box, target)
+def _slide_and_check(page, box, name: str, start: int, target: int) -> None:
+    """From ``start`` to ``target`` and back: the chart is redrawn, the table follows the replay."""
+    _, table_before, chart_before = _wait_for_turn(box, start)
+    _set_slider(page, box, target)
+    _, table_after, chart_after = _wait_for_turn(box, target)
+    assert chart_after != chart_before
     ARTIFACTS.mkdir(exist_ok=True)
-    box.screenshot(path=str(ARTIFACTS / f"{name}_turn{SLIDER_TARGET}.png"))
-    # The marks changed as the replay says: before turn 17 nothing could answer; at 29 some can.
-    assert "✓" not in start.split("\n\n")[1] and "✓" in target.split("\n\n")[1]
-    _set_slider(page, box, SLIDER_START)
-    _wait_for_text(box, start)
-    page.screenshot(path=str(ARTIFACTS / f"{name}_page.png"), full_page=False)
+    box.screenshot(path=str(ARTIFACTS / f"{name}_turn{target}.png"))
+    if (start, target) == (16, 29):
+        # The marks changed as the replay says: before turn 17 nothing could answer; at 29 some can.
+        assert "✓" not in table_before and "✓" in table_after
+    _set_slider(page, box, start)
+    _wait_for_turn(box, start)
 
 
 def _site(tmp_path: Path) -> Path:
-    """A copy of the notebook to serve: running it must not rewrite the stored one."""
-    site = tmp_path / "site" / "notebooks"
-    site.mkdir(parents=True)
-    shutil.copy(NOTEBOOK, site / NOTEBOOK.name)
-    return site.parent
+    """Copies of the notebooks to serve: running them must not rewrite the stored ones."""
+    site = tmp_path / "site"
+    for notebook in (NOTEBOOK, APP_PAGE):
+        copy = site / notebook.relative_to(ROOT)
+        copy.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy(notebook, copy)
+    return site
 
 
 @contextlib.contextmanager
-def _page_on(browser, tmp_path: Path, name: str, command):
-    """Serve a copy of notebook 07 with ``command(site, port)``; yield a fresh page, the server's
-    base URL, and the list of requests the page tried to send beyond 127.0.0.1 (all aborted)."""
-    site, port = _site(tmp_path), _free_port()
-    with _server(command(site, port), port, _fresh_env(tmp_path), tmp_path / f"{name}.log"):
-        page, blocked = browser.new_page(viewport={"width": 1400, "height": 1000}), []
+def _server_on(browser, tmp_path: Path, name: str, command):
+    """Serve copies of the notebooks with ``command(site, port)``; yield ``new_page(viewport)``, the server's
+    base URL, and the list of requests the pages tried to send beyond 127.0.0.1 (all aborted)."""
+    site, port, blocked, pages = _site(tmp_path), _free_port(), [], []
+
+    def new_page(viewport: dict):
+        page = browser.new_page(viewport=viewport)
+        pages.append(page)
         _local_only(page, blocked)
         page.set_default_timeout(RUN * 1000)
+        return page
+
+    with _server(command(site, port), port, _fresh_env(tmp_path), tmp_path / f"{name}.log"):
         try:
-            yield page, f"http://127.0.0.1:{port}", blocked
+            yield new_page, f"http://127.0.0.1:{port}", blocked
         finally:
-            page.close()
+            for page in pages:
+                page.close()
 
 
 def _jupyterlab(site: Path, port: int) -> list[str]:
@@ -222,11 +274,12 @@ def _jupyterlab(site: Path, port: int) -> list[str]:
 def _voila(site: Path, port: int) -> list[str]:
     """What `make app` runs, on a free port, without opening a browser."""
     return [sys.executable, "-m", "voila", "--no-browser", "--Voila.ip=127.0.0.1", f"--port={port}", "--token=",
-            f"--Voila.root_dir={site}", str(site / "notebooks" / NOTEBOOK.name)]
+            "--show_tracebacks=True", f"--Voila.root_dir={site}", str(site / APP_PAGE.relative_to(ROOT))]
 
 
-def test_jupyterlab_runs_notebook_07_and_the_slider_follows_the_replay(browser, tmp_path):
-    with _page_on(browser, tmp_path, "jupyterlab", _jupyterlab) as (page, base, blocked):
+def test_jupyterlab_runs_notebook_07_and_the_chart_follows_the_slider(browser, tmp_path):
+    with _server_on(browser, tmp_path, "jupyterlab", _jupyterlab) as (new_page, base, blocked):
+        page = new_page({"width": 1400, "height": 1000})
         page.goto(f"{base}/lab/tree/notebooks/{NOTEBOOK.name}")
         page.wait_for_function("() => window.jupyterapp && window.jupyterapp.shell.currentWidget"
                                " && window.jupyterapp.shell.currentWidget.sessionContext")
@@ -245,14 +298,79 @@ def test_jupyterlab_runs_notebook_07_and_the_slider_follows_the_replay(browser, 
         }""", polling=500)
         errors = page.locator(".jp-OutputArea-output[data-mime-type='application/vnd.jupyter.stderr']")
         assert not [e for e in errors.all_text_contents() if "Error" in e or "Traceback" in e]
-        _slide_and_check(page, "jupyterlab")
+        box = _comparison(page)
+        box.scroll_into_view_if_needed()
+        _slide_and_check(page, box, "jupyterlab", SLIDER_START, SLIDER_TARGET)
+        page.screenshot(path=str(ARTIFACTS / "jupyterlab_page.png"), full_page=False)
         assert not blocked, f"the page tried to leave 127.0.0.1: {blocked}"
 
 
-def test_voila_page_of_make_app_follows_the_replay(browser, tmp_path):
-    with _page_on(browser, tmp_path, "voila", _voila) as (page, base, blocked):
+# Every element of the page that scrolls sideways, or whose content is wider than it (and so is cut).
+TOO_WIDE = """() => {
+    const wide = [...document.querySelectorAll('body *')].filter(e => {
+        const x = getComputedStyle(e).overflowX;
+        return e.scrollWidth > e.clientWidth + 1 && e.clientWidth > 0
+            && (x === 'auto' || x === 'scroll' || e.matches('.widget-html-content, .widget-html-content *'));
+    });
+    return [document.documentElement.scrollWidth > window.innerWidth ? ['the page'] : [],
+            wide.map(e => e.tagName + '.' + e.className)].flat();
+}"""
+
+
+def _on_first_screen(page, locator, what: str) -> None:
+    box = locator.bounding_box()
+    assert box is not None, f"the {what} is not shown"
+    assert box["x"] >= 0 and box["y"] >= 0, f"the {what} starts off the first screen: {box}"
+    assert box["x"] + box["width"] <= SCREEN["width"] and box["y"] + box["height"] <= SCREEN["height"], \
+        f"the {what} does not fit on the first {SCREEN['width']}×{SCREEN['height']} screen: {box}"
+
+
+def _extraction_marks(page, turn: int) -> None:
+    """The extraction visualiser at ``turn`` shows what ``extraction_html`` says, its highlights included."""
+    from teachmem import load_scenario
+    from teachmem.lab.replay import extractions
+    from teachmem.lessons.projector import extraction_html
+    scenario = load_scenario("project_30")
+    want = extraction_html(extractions(scenario), turn, scenario)
+    view = page.locator(".widget-html-content").filter(has_text=f"The message of turn {turn} ").first
+    view.wait_for(timeout=WAIT * 1000)
+    assert (view.text_content() or "").strip() == _page_text(want)
+    marks = [re.sub(r"\d+$", "", m) for m in view.locator("mark").all_text_contents()]
+    assert marks == [_page_text(re.sub(r"<sup>\d+</sup>", "", m)) for m in re.findall(r"<mark[^>]*>(.*?)</mark>", want)]
+    assert "MySQL" in marks or turn != 17
+
+
+def test_make_app_page_projects_the_comparison_at_1280x720(browser, tmp_path):
+    with _server_on(browser, tmp_path, "voila", _voila) as (new_page, base, blocked):
+        page = new_page(SCREEN)
         page.goto(f"{base}/")
-        _slide_and_check(page, "voila")
+        box = _comparison(page)
+        _wait_for_turn(box, 1)
+        ARTIFACTS.mkdir(exist_ok=True)
+        page.screenshot(path=str(ARTIFACTS / "voila_first_screen.png"))
+        _on_first_screen(page, page.locator("h1").first, "title")
+        _on_first_screen(page, box.locator(".widget-slider").first, "turn slider")
+        _on_first_screen(page, box.locator("img.widget-image").first, "chart")
+        assert page.evaluate(TOO_WIDE) == [], "something is wider than the 1280-pixel screen"
+        caption = box.locator(".widget-html-content").first
+        assert caption.evaluate("e => getComputedStyle(e.firstElementChild).whiteSpace") == "normal"
+        assert "monospace" not in caption.evaluate("e => getComputedStyle(e.firstElementChild).fontFamily")
+        text = page.locator("body").inner_text()
+        assert "NotImplementedError" not in text and "Exercise" not in text and "check_" not in text
+        _slide_and_check(page, box, "voila", 1, 17)
+        extraction = page.locator(".widget-vbox").filter(has_text="The message of turn ").first
+        _set_slider(page, extraction, 17)
+        _extraction_marks(page, 17)
+        assert page.evaluate(TOO_WIDE) == []
         # Voilà's page template links Font Awesome from a CDN; the request is aborted above and the
         # page works without those icons. Anything else leaving 127.0.0.1 is a failure.
         assert not [u for u in blocked if "/@fortawesome/fontawesome-free@" not in u], blocked
+
+
+def test_make_app_page_opens_at_the_turn_its_address_asks_for(browser, tmp_path):
+    with _server_on(browser, tmp_path, "voila_turn", _voila) as (new_page, base, blocked):
+        page = new_page(SCREEN)
+        page.goto(f"{base}/?turn=17")
+        _wait_for_turn(_comparison(page), 17)
+        _extraction_marks(page, 17)
+        page.screenshot(path=str(ARTIFACTS / "voila_turn17_first_screen.png"))

@@ -41,6 +41,7 @@ def test_checker_reports_a_crash_and_a_non_function(capsys):
 
 LESSONS = {"00_start_here": "start_here", "01_conversation_buffer": "buffer", "02_sliding_window": "window",
            "03_summary_memory": "summary", "04_entity_memory": "entity", "05_semantic_memory": "semantic",
+           "05b_semantic_upkeep": "semantic_upkeep",
            "06_hybrid_manager": "hybrid", "07_compare_strategies": "compare", "08_evaluate_memory": "evaluate",
            "09_persistence_and_governance": "persistence"}
 

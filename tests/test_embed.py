@@ -10,7 +10,7 @@ from teachmem.core.embed import (BagOfWordsEmbedder, Embedder, RandomEmbedder, S
                                  SubwordEmbedder, cosine_matrix, embedder_from_config, hash_stable)
 from teachmem.core.words import content_words, stem, tokenize
 from teachmem.core.bm25 import BM25Index
-from teachmem.memory.semantic import (decay_factor, generative_agents_score, hybrid_relevance, memorybank_retention,
+from teachmem.memory.semantic import (decay_factor, generative_agents_score, hybrid_relevance, memorybank_score,
                                       min_max, thread_relevance)
 from teachmem.core.vectors import MemoryTable, near_duplicate_groups, top_k_rows
 
@@ -139,7 +139,7 @@ def test_decay_matches_the_worked_numbers():
 
 
 def test_memorybank_strength_slows_forgetting():
-    r = memorybank_retention(np.array([3.0, 3.0, 3.0]), np.array([1.0, 2.0, 5.0]))
+    r = memorybank_score(np.ones(3), np.ones(3), np.array([3.0, 3.0, 3.0]), np.array([1.0, 2.0, 5.0]))["retention"]
     assert r[0] < r[1] < r[2] and r[0] == pytest.approx(np.exp(-3))
 
 

@@ -215,11 +215,8 @@ def test_state_round_trip_is_exact_and_json(scenario):
     assert again.values[-1].since == stamp and (mysql.valid_to, mysql.until) == (31, stamp)
 
 
-# ------------------------------------------------ notebook 04: the view, the plot, the checkers
-from teachmem.lessons import entity as check                                         # noqa: E402
+# ------------------------------------------------ notebook 04: the view and the plot (the checkers: test_exercises_sumentity.py)
 from teachmem.lessons.entity import entity_view, plot_validity                       # noqa: E402
-
-from conftest import load_solutions, proves_checker  # noqa: E402
 
 
 def test_entity_view_at_every_turn(scenario):
@@ -250,32 +247,6 @@ def test_plot_validity_draws_one_bar_per_value(scenario):
     assert len(ax.patches) == len(memory.values)
     widths = sorted((p.get_x(), p.get_width()) for p in ax.patches if p.get_x() in (3, 17))
     assert (3, 14) in widths and (17, 14) in widths   # PostgreSQL 3-17, MySQL 17-end
-
-
-s04 = load_solutions("04_entity_memory")
-
-
-
-def first_wins(store, changelog, entity, attribute, value, turn):
-    store.setdefault(entity, {}).setdefault(attribute, value)
-
-
-def logs_every_restatement(store, changelog, entity, attribute, value, turn):
-    old = store.get(entity, {}).get(attribute)
-    if old is not None:
-        changelog.append({"turn": turn, "entity": entity, "attribute": attribute, "old": old, "new": value})
-    store.setdefault(entity, {})[attribute] = value
-
-
-@pytest.mark.parametrize("checker, solution, wrongs", [
-    (check.check_apply_fact, s04.apply_fact, [first_wins, logs_every_restatement]),
-    (check.check_value_at, s04.value_at,
-     [lambda h, t: next((r["value"] for r in h if r["valid_from"] <= t and (r["valid_to"] is None
-                                                                           or t <= r["valid_to"])), None),
-      lambda h, t: h[-1]["value"] if h else None]),
-], ids=["apply_fact", "value_at"])
-def test_checkers_pass_the_solution_and_fail_wrong_answers(checker, solution, wrongs, capsys):
-    proves_checker(checker, solution, wrongs, capsys)
 
 
 # ------------------------------------------------ writes say what they changed; facts by id

@@ -387,15 +387,15 @@ def test_under_pressure_reasons_go_before_facts():
 
 
 def test_an_elaboration_is_trimmed_even_when_the_fact_says_my():
-    # The fact is "a booking app for my sister's yoga studio"; the summary says "User's sister's".
+    # The fact is "a booking app for my sister's yoga studio"; the summary says "their sister's".
     text = ("user: I'm building a booking app for my sister's yoga studio: a class schedule, "
             "online booking with a waitlist, and payments at some point.")
-    assert summarize_rules(text, "", 12) == "User is building a booking app for User's sister's yoga studio."
+    assert summarize_rules(text, "", 12) == "The user is building a booking app for their sister's yoga studio."
 
 
 def test_first_eight_turns_in_sixty_words_keep_the_project_and_its_database_reason():
     summary = summarize_rules(transcript(load_scenario("project_30").turns[:8]), "", 60)
-    assert "User is building a booking app for User's sister's yoga studio." in summary
+    assert "The user is building a booking app for their sister's yoga studio." in summary
     assert "PostgreSQL, mainly for its JSONB support." in summary
     assert 55 <= len(summary.split()) <= 60
 
@@ -403,9 +403,9 @@ def test_first_eight_turns_in_sixty_words_keep_the_project_and_its_database_reas
 def test_trimming_with_our_and_my_on_an_unseen_conversation():
     team = ("user: We're building an inventory tool for our family's hardware shop: stock counts, "
             "reorder alerts and a supplier list.")
-    assert summarize_rules(team, "", 14) == "The team is building an inventory tool for the team's family's hardware shop."
+    assert summarize_rules(team, "", 14) == "The team is building an inventory tool for their family's hardware shop."
     cookbook = "user: I'm writing a cookbook for my grandmother's bakery: recipes, stories and photos from forty years."
-    assert summarize_rules(cookbook, "", 10) == "User is writing a cookbook for User's grandmother's bakery."
+    assert summarize_rules(cookbook, "", 11) == "The user is writing a cookbook for their grandmother's bakery."
     assert "forty years" in summarize_rules(cookbook, "", 40)
 
 
@@ -414,7 +414,7 @@ def test_a_cut_reason_comes_back_when_a_dropped_sentence_frees_room():
             "user: The deploy target is a small Hetzner server in Falkenstein with two cores and four "
             "gigabytes of memory.")
     summary = summarize_rules(text, "", 20)
-    assert summary == ("User's name is Ines. The team will use Redis for caching because the product pages "
+    assert summary == ("The user is Ines. The team will use Redis for caching because the product pages "
                        "load slowly.")
     assert "Hetzner" not in summary
 

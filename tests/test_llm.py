@@ -149,7 +149,7 @@ def test_offline_understands_other_wordings_of_the_summary_prompt():
     unlabelled = ("Summarize this conversation in 3-5 sentences, capturing key facts, decisions, and user "
                 "preferences:\n\nuser: My budget is $400.\nassistant: Noted.\n\nSummary:")
     reply = llm.complete([{"role": "user", "content": unlabelled}])
-    assert reply == "User's budget is $400."
+    assert reply == "The user's budget is $400."
 
 
 def test_offline_importance_and_contradiction():

@@ -185,12 +185,10 @@ def test_save_and_load(tmp_path):
         SummaryMemory.load(tmp_path / "missing.json")
 
 
-# ------------------------------------------------ notebook 03: the drift view, the plot, the checkers
+# ------------------------------------------------ notebook 03: the drift view and the plot (the checkers: test_exercises_sumentity.py)
 from teachmem import summarize
-from teachmem.lessons import summary as check                                        # noqa: E402
 from teachmem.lessons.summary import drift_view, plot_summary_drift                  # noqa: E402
 
-from conftest import load_solutions, proves_checker  # noqa: E402
 
 PINS = ["Database: PostgreSQL, chosen for its JSONB support (turn 3)"]
 
@@ -227,25 +225,6 @@ def test_plot_summary_drift_draws_each_setting():
     ax = fig.axes[0]
     assert [line.get_label() for line in ax.get_lines()] == ["alone", "pinned"]
     assert list(ax.get_lines()[1].get_ydata()) == [8, 8, 7] and len(fig.axes) == 2
-
-
-s03 = load_solutions("03_summary_memory")
-
-
-
-@pytest.mark.parametrize("checker, solution, wrongs", [
-    (check.check_split_for_summary, s03.split_for_summary,
-     [lambda m, k: (m[:-k], m[-k:]),                                   # keep_recent=0 keeps everything
-      lambda m, k: (m[:len(m) // 2], m[len(m) // 2:]),                 # always half
-      lambda m, k: (m[k:], m[:k])]),                                   # keeps the oldest
-    (check.check_compression_ratio, s03.compression_ratio,
-     [lambda raw, ctx: round(sum(len(m["content"].split()) for m in raw)
-                             / sum(len(m["content"].split()) for m in ctx), 1),    # words, not tokens
-      lambda raw, ctx: round(count_message_tokens(ctx) / count_message_tokens(raw), 1),  # upside down
-      lambda raw, ctx: count_message_tokens(raw) // count_message_tokens(ctx)]),   # not rounded to 0.1
-], ids=["split_for_summary", "compression_ratio"])
-def test_checkers_pass_the_solution_and_fail_wrong_answers(checker, solution, wrongs, capsys):
-    proves_checker(checker, solution, wrongs, capsys)
 
 
 def test_a_fold_is_an_update_of_the_summary_and_a_delete_of_each_folded_message():

@@ -92,3 +92,165 @@ def test_the_extraction_slider_only_looks_up():
     assert shown_text(box) == extraction_view(EXTRACTED, 17, PROJECT) + "\n"
     slider.value = 18
     assert shown_text(box) == extraction_view(EXTRACTED, 18, PROJECT) + "\n"
+
+
+# ---------------------------------------------------------------- the projector: chart, HTML views, widgets
+import html as html_lib  # noqa: E402
+import io  # noqa: E402
+import re  # noqa: E402
+
+import PIL.Image  # noqa: E402
+
+from teachmem.lab.replay import comparison_strategies, extractions, replay  # noqa: E402
+from teachmem.lessons.projector import (  # noqa: E402
+    FACT_STATES, ComparisonChart, ComparisonWidget, ExtractionWidget, checked_turn, comparison_html, extraction_html,
+    fact_state, marked_html, recalled_and_leaked, turn_caption, turn_from_query)
+
+RESULTS = replay(PROJECT, comparison_strategies())
+CHART = ComparisonChart(RESULTS)
+BAD_TURNS = [0, 31, -1, "3", 2.0, True, None]
+
+
+def _marked(page: str) -> list[str]:
+    """The text inside each <mark>, numbers left out, unescaped."""
+    return [html_lib.unescape(re.sub(r"<sup>\d+</sup>", "", m)) for m in re.findall(r"<mark[^>]*>(.*?)</mark>", page)]
+
+
+def _text(page: str) -> str:
+    return html_lib.unescape(re.sub(r"<[^>]+>", "", page))
+
+
+def test_every_turn_renders_a_chart_of_its_own_at_most_1100_px_wide():
+    pngs = [CHART.png(turn) for turn in range(1, len(PROJECT) + 1)]
+    assert len(set(pngs)) == len(PROJECT)           # each turn draws something else: the lines grow
+    for png in pngs[::7]:
+        image = PIL.Image.open(io.BytesIO(png))
+        assert image.format == "PNG" and image.size == (1100, 430)
+
+
+def test_a_turn_draws_the_same_picture_whatever_was_drawn_before():
+    one, other = ComparisonChart(RESULTS), ComparisonChart(RESULTS)
+    turns = [29, 3, 17, 1]
+    assert [one.png(t) for t in turns] == [other.png(t) for t in reversed(turns)][::-1]
+    assert one.png(17) == CHART.png(17)
+
+
+def test_the_chart_marks_the_turn_and_shows_what_the_replay_holds_and_leaks():
+    CHART.draw(17)
+    assert list(CHART.marker.get_xdata()) == [17, 17]
+    for name, dot, line in zip(RESULTS.strategies, CHART.dots, CHART.lines, strict=True):
+        assert list(dot.get_xdata()) == [17] and list(dot.get_ydata()) == [RESULTS.at(name, 17).tokens]
+        assert list(line.get_ydata()) == RESULTS.tokens(name)[:17]
+    states = {s: sorted(map(tuple, a.get_offsets().tolist())) for s, a in CHART.states.items()}
+    want = {s: sorted((float(x), float(y)) for x, name in enumerate(RESULTS.strategies)
+                      for y, f in enumerate(PROJECT.facts)
+                      if fact_state(f, 17, RESULTS.at(name, 17).holds, RESULTS.at(name, 17).leaks) == s)
+            for s in FACT_STATES}
+    assert states == want and sum(map(len, states.values())) == len(RESULTS.strategies) * len(PROJECT.facts)
+    recalled = [bar.get_width() for bar in CHART.recalled]
+    assert recalled == [recalled_and_leaked(RESULTS, n, 17)[0] for n in RESULTS.strategies]
+
+
+def test_fact_states_and_counts_follow_the_replay():
+    postgres, mysql = PROJECT.fact("db_postgresql"), PROJECT.fact("db_mysql")
+    window = RESULTS.at("window", 29)
+    assert fact_state(postgres, 29, window.holds, window.leaks) == "leaked"       # pinned turn 3, nothing newer
+    assert fact_state(mysql, 29, window.holds, window.leaks) == "missing"
+    assert fact_state(mysql, 16, window.holds, window.leaks) == "not said yet"
+    buffer = RESULTS.at("buffer", 29)
+    assert fact_state(postgres, 29, buffer.holds, buffer.leaks) == "no longer true"
+    assert recalled_and_leaked(RESULTS, "buffer", 29) == (10, 10, 0)
+    assert recalled_and_leaked(RESULTS, "window", 29)[2] == 2
+    assert recalled_and_leaked(RESULTS, "entity", 1) == (1, 1, 0)
+
+
+def test_every_turn_has_a_caption_and_a_table_in_html_that_wraps_at_words():
+    for turn in range(1, len(PROJECT) + 1):
+        caption, table = turn_caption(RESULTS, turn), comparison_html(RESULTS, turn)
+        assert _text(caption).startswith(f"Turn {turn} of 30 · {PROJECT.turns[turn - 1].role}: ")
+        assert " ".join(PROJECT.turns[turn - 1].content.split()) in _text(caption)
+        assert all(f"<b>{name}</b>" in table for name in RESULTS.strategies)
+        for page in (caption, table):
+            assert "white-space:normal" in page and "monospace" not in page and "<pre" not in page
+    assert "✓ yes" not in comparison_html(RESULTS, 16) and "✓ yes" in comparison_html(RESULTS, 29)
+    assert "PostgreSQL, JSONB support" in _text(comparison_html(RESULTS, 29))     # the window's stale facts
+    assert "<script" not in turn_caption(RESULTS, 1).lower()
+
+
+def test_a_bad_turn_is_refused_clearly():
+    for bad in BAD_TURNS:
+        for view in (CHART.png, CHART.draw, lambda t: turn_caption(RESULTS, t), lambda t: comparison_html(RESULTS, t),
+                     lambda t: checked_turn(RESULTS, t), lambda t: ComparisonWidget(RESULTS, turn=t)):
+            with pytest.raises(ValueError, match=r"turn must be an int between 1 and 30, got "):
+                view(bad)
+    with pytest.raises(ValueError, match="turn must be between 1 and 2, got 19"):
+        extraction_html(EXTRACTED, 19, PROJECT)
+    with pytest.raises(ValueError, match="turn must be between 1 and 2, got 19"):
+        ExtractionWidget(EXTRACTED, PROJECT, turn=19)
+
+
+def test_marked_html_highlights_exactly_the_words_each_span_points_at():
+    text = "we use MySQL 8 now & then"
+    assert _marked(marked_html(text, [(7, 12)])) == ["MySQL"]
+    assert _text(marked_html(text, [(7, 12)])) == "we use MySQL1 8 now & then"
+    overlapping = marked_html(text, [(7, 12), (10, 14)])
+    assert "".join(_marked(overlapping)) == "MySQL 8" and _text(overlapping) == "we use MySQL1 82 now & then"
+    assert _marked(marked_html(text, [(0, 2), (19, 25)])) == ["we", "& then"]
+    assert "&amp;" in marked_html(text, [(19, 25)])          # the message is escaped, not read as HTML
+    assert marked_html(text, []) == html_lib.escape(text)
+    with pytest.raises(ValueError, match="span must lie within the message's 25 characters, got \\(5, 99\\)"):
+        marked_html(text, [(5, 99)])
+
+
+def test_extraction_html_marks_each_span_in_the_message_with_its_event_beside_it():
+    page = extraction_html(EXTRACTED, 17, PROJECT)
+    blocks = dict(zip(EXTRACTORS, re.split(r'<div style="grid-column:1/-1[^"]*"><b>\w+</b></div>', page)[1:],
+                      strict=True))
+    assert _marked(blocks["entity"]) == ["MySQL"] and SAID[slice(*_span("MySQL"))] == "MySQL"
+    assert "UPDATE</b> <sup>1</sup> f2: Project.database: MySQL <i>(was: Project.database: PostgreSQL)</i>" in \
+        blocks["entity"]
+    assert "DELETE</b> f3:" in blocks["entity"]                # no span, no number
+    assert _marked(blocks["semantic"]) == [html_lib.unescape(html_lib.escape(SAID))]
+    assert _marked(blocks["buffer"]) == [] and "no words singled out" in blocks["buffer"]
+    assert "NOOP</b> m17:" in blocks["summary"]
+    assert extraction_html(EXTRACTED, 18, PROJECT).count("nothing: this write changed nothing") == 3
+    assert "<mark" not in extraction_html(EXTRACTED, 17)      # without the scenario: the events only
+    with pytest.raises(ValueError, match="span must lie within the message's"):
+        extraction_html({17: {"entity": [Change("ADD", "f9", "x", span=(5, 10_000))]}}, 17, PROJECT)
+
+
+def test_the_real_extractor_marks_mysql_on_turn_17():
+    page = extraction_html(extractions(PROJECT), 17, PROJECT)
+    assert "MySQL" in _marked(page) and "<b>entity</b>" in page
+
+
+def test_the_widgets_only_look_up_the_views_for_every_turn():
+    widget = ComparisonWidget(RESULTS)
+    assert widget.slider.value == 1 and repr(widget) == "ComparisonWidget(turn 1 of 30)"
+    for turn in range(1, len(PROJECT) + 1):
+        widget.slider.value = turn
+        assert widget.image.value == CHART.png(turn)
+        assert widget.caption.value == turn_caption(RESULTS, turn)
+        assert widget.details.value == comparison_html(RESULTS, turn)
+    assert ComparisonWidget(RESULTS, turn=17).play.value == 17
+    box = ExtractionWidget(EXTRACTED, PROJECT, turn=17)
+    assert box.view.value == extraction_html(EXTRACTED, 17, PROJECT) and repr(box) == "ExtractionWidget(message 17 of 2)"
+    box.slider.value = 18
+    assert box.view.value == extraction_html(EXTRACTED, 18, PROJECT)
+
+
+def test_the_page_address_chooses_the_first_turn():
+    assert turn_from_query(None, 30) == turn_from_query("", 30) == turn_from_query("theme=dark", 30) == 1
+    assert turn_from_query("turn=17", 30) == 17 and turn_from_query("theme=dark&turn=5", 30) == 5
+    assert turn_from_query(None, 30, default=16) == 16
+    for bad in ("turn=0", "turn=31", "turn=abc", "turn=", "turn=-2", "turn=1.5"):
+        with pytest.raises(ValueError, match="turn in the page's address must be a whole number from 1 to 30"):
+            turn_from_query(bad, 30)
+
+
+def test_prerender_draws_every_turn_in_the_background_as_png_would():
+    chart = ComparisonChart(RESULTS)
+    assert chart.turns_drawn == []
+    chart.prerender().join(timeout=300)
+    assert chart.turns_drawn == list(range(1, len(PROJECT) + 1))
+    assert all(chart.png(t) == CHART.png(t) for t in (1, 17, 30))

@@ -1,5 +1,7 @@
-"""Notebook 05: the semantic view at every slider position, the plots, the checkers and their solutions."""
+"""Notebooks 05 and 05b: the semantic view at every slider position, the decay demo, the plots."""
+import io
 import math
+import struct
 from datetime import datetime, timedelta
 
 import ipywidgets
@@ -7,13 +9,13 @@ import matplotlib
 import numpy as np
 import pytest
 
-from conftest import load_solutions, proves_checker
 from teachmem import load_scenario
-from teachmem.lessons import semantic
 from teachmem.core.embed import BagOfWordsEmbedder, RandomEmbedder, SubwordEmbedder, cosine_matrix
+from teachmem.lessons import semantic
 from teachmem.lessons.common import explore, shown_text
-from teachmem.lessons.semantic import (plot_decay_curves, plot_forgetting_curves, plot_similarity_heatmaps,
-                                       score_table, semantic_demo_store, semantic_view)
+from teachmem.lessons.semantic import (plot_decay_curves, plot_similarity_heatmaps, score_table,
+                                       semantic_demo_store, semantic_view)
+from teachmem.lessons.semantic_upkeep import plot_forgetting_curves
 
 QUERIES = ["Which database should the CI job start?", "When do we launch?", "which test framework did we pick?"]
 
@@ -80,47 +82,76 @@ def test_plots_return_closed_figures():
     assert np.allclose(figures[0].axes[0].lines[1].get_ydata()[[10, 20]], [0.95 ** 10, 0.95 ** 20])
 
 
-S05 = load_solutions("05_semantic_memory")
+def _png_width(fig) -> int:
+    """The width of ``fig`` saved as the notebook's inline backend saves it (bbox_inches="tight")."""
+    buffer = io.BytesIO()
+    fig.savefig(buffer, format="png", bbox_inches="tight")
+    return struct.unpack(">I", buffer.getvalue()[16:20])[0]
 
 
-def _memorybank_as_written(t, S):
-    return math.exp(-t / 5*S)          # MemoryBank's public code: the precedence bug, kept on purpose
+def test_heatmaps_can_be_read_on_a_projector():
+    texts = ["prefers window seats", "Which seat do I prefer?", "uses PostgreSQL 16", "Which database do we use?"]
+    fig = plot_similarity_heatmaps({e.name: cosine_matrix(e, texts) for e in
+                                    (RandomEmbedder(64), BagOfWordsEmbedder(), SubwordEmbedder())}, texts)
+    assert _png_width(fig) <= 1100
+    *panels, bar = fig.axes
+    assert "cosine similarity" in bar.get_ylabel() and "1 = alike" in bar.get_ylabel()
+    assert all(ax.images[0].get_cmap().name == "cividis" for ax in panels)
+    assert panels[0].get_ylabel() and all(ax.get_xlabel() for ax in panels) and all(ax.get_title() for ax in panels)
+    values = [t.get_text() for ax in panels for t in ax.texts]
+    assert len(values) == 3 * 16 and "-0.0" not in values     # every cell written, no negative zero
 
 
-def _recency_by_rank(last_accessed, now, decay=0.995):
-    """The Generative Agents public code: oldest first, decay ** rank."""
-    order = sorted(range(len(last_accessed)), key=lambda i: last_accessed[i])
-    out = [0.0] * len(last_accessed)
-    for rank, i in enumerate(order, start=1):
-        out[i] = decay ** rank
-    return out
+# ---------------------------------------------------------------- decay on its own (notebook 05, section 4)
+NOW = datetime(2026, 3, 1)
+QUESTION = "What is the wifi password?"
+MEMORIES = [("The wifi password is taped to the fridge door", 0.9, 60),
+            ("The wifi in the meeting room keeps dropping", 0.4, 3),
+            ("The router was moved to the hallway", 0.5, 20),
+            ("Booked the flights to Porto", 0.5, 1)]
 
 
-def _recency_by_rank_newest_first(last_accessed, now, decay=0.995):
-    """Order fixed, but still by rank instead of hours: also wrong."""
-    order = sorted(range(len(last_accessed)), key=lambda i: -last_accessed[i])
-    out = [0.0] * len(last_accessed)
-    for rank, i in enumerate(order):
-        out[i] = decay ** rank
-    return out
+def test_decay_demo_memories_stand_alone():
+    """No reply threading: the relevance of each memory is the same whatever order they are stored in."""
+    store = semantic.store_with_ages(MEMORIES, NOW)
+    backwards = semantic.store_with_ages(MEMORIES[::-1], NOW)
+    assert store.reply_weight == 0
+    relevance = store.scores(QUESTION, NOW)[0]["relevance"]
+    assert np.allclose(relevance, backwards.scores(QUESTION, NOW)[0]["relevance"][::-1])
+    assert np.allclose(relevance, store.scores(QUESTION, NOW)[0]["match"])
+    ages = [(NOW - datetime.fromisoformat(m["timestamp"])).days for m in store.metadata]
+    assert ages == [60, 3, 20, 1]
 
 
-
-@pytest.mark.parametrize("checker, solution, wrong_answers", [
-    (semantic.check_forgetting_curve, S05.forgetting_curve, [_memorybank_as_written, lambda t, S: math.exp(-t / S)]),
-    (semantic.check_recency_scores, S05.recency_scores, [_recency_by_rank, _recency_by_rank_newest_first]),
-    (semantic.check_fold_plural, S05.fold_plural,
-     [lambda w: w[:-1] if len(w) > 3 and w.endswith("s") and not w.endswith("ss") else w, lambda w: w]),
-])
-def test_checkers_pass_the_solution_and_fail_wrong_answers(checker, solution, wrong_answers, capsys):
-    proves_checker(checker, solution, wrong_answers, capsys)
-
-
-def test_forgetting_checker_names_the_precedence_bug(capsys):
-    semantic.check_forgetting_curve(_memorybank_as_written)
-    assert "operator precedence" in capsys.readouterr().out
+def test_decay_alone_buries_the_answer_on_the_day_the_logarithm_says():
+    ages, scores, rival = semantic.answer_by_age(MEMORIES, QUESTION, NOW, days=90)
+    assert np.allclose(scores, scores[0] * 0.95 ** ages)           # only decay changes with age
+    assert np.all(np.diff(scores) < 0)
+    day = semantic.burial_day(MEMORIES, QUESTION, NOW)
+    assert day == math.ceil(math.log(rival / scores[0]) / math.log(0.95)) == 37
+    assert semantic.burial_day(MEMORIES, QUESTION, NOW, decay_rate=1.0) is None
+    # the store's own ranking agrees: first at day - 1, second at day
+    for age, first in ((day - 1, MEMORIES[0][0]), (day, MEMORIES[1][0])):
+        store = semantic.store_with_ages([(MEMORIES[0][0], 0.9, age), *MEMORIES[1:]], NOW)
+        assert store.explain(QUESTION, 1, NOW)[0]["text"] == first
 
 
-def test_recency_checker_names_the_reversed_order(capsys):
-    semantic.check_recency_scores(_recency_by_rank)
-    assert "ordering is reversed" in capsys.readouterr().out
+def test_burial_plot_marks_the_day():
+    fig = semantic.plot_burial(MEMORIES, QUESTION, NOW)
+    ax = fig.axes[0]
+    assert _png_width(fig) <= 1100 and ax.get_legend() is not None
+    assert any("buried from day 37" in t.get_text() for t in ax.texts)
+    assert ax.get_xlabel() and ax.get_ylabel()
+
+
+def test_forgetting_plot_draws_a_learners_curve_beside_the_code_as_written():
+    assert len(plot_forgetting_curves().axes[0].lines) == 3
+    fig = plot_forgetting_curves(lambda t, S: math.exp(-t / (5 * S)))
+    lines = fig.axes[0].lines
+    assert len(lines) == 6 and np.isclose(lines[1].get_ydata()[-1], math.exp(-14 / 5))
+
+
+def test_demo_store_replies_inherit_only_when_asked():
+    scenario = load_scenario("project_30")
+    assert semantic_demo_store(scenario).reply_weight == 0
+    assert semantic_demo_store(scenario, reply_weight=0.5).reply_weight == 0.5

@@ -14,7 +14,9 @@ conversations, each ``{"sample_id", "conversation", "qa"}``:
 The dataset is licensed for non-commercial use only, so it is not bundled:
 ``LOCOMO_SAMPLE`` is a small file in the same format, written for this
 project. Point ``load_locomo`` at a downloaded ``locomo10.json`` to measure
-on the real thing.
+on the real thing. ``LONG_CONVERSATIONS``, also written for this project, holds
+three conversations of eight sessions each, spread over eight to ten months,
+whose questions ask about the first sessions (see ``teachmem.lab.longterm``).
 
 **Evidence recall@k**, exactly: every turn of a conversation is stored in a
 fresh retriever as ``"speaker: text"``, in file order (sessions by number).
@@ -44,6 +46,7 @@ from teachmem.lab.scoreboard import text_table
 from teachmem.memory.semantic import SemanticMemoryStore
 
 LOCOMO_SAMPLE = Path(__file__).parent / "data" / "locomo_sample.json"
+LONG_CONVERSATIONS = Path(__file__).parent / "data" / "long_conversations.json"
 DEFAULT_KS = (1, 5, 10, 20)
 _SESSION = re.compile(r"session_(\d+)")
 _DIA_ID = re.compile(r"D\d+:\d+")
@@ -244,7 +247,7 @@ class RecallReport:
                                                           "unknown_ids")}}
 
 
-def _require_ks(ks) -> tuple[int, ...]:
+def require_ks(ks) -> tuple[int, ...]:
     ks = tuple(ks)
     if not ks or any(isinstance(k, bool) or not isinstance(k, int) or k < 1 for k in ks):
         raise ValueError(f"ks must be positive ints, got {ks!r}")
@@ -263,7 +266,7 @@ def evidence_recall(conversations: Sequence[LocomoConversation], ks=DEFAULT_KS,
 
     Taught in notebooks/08_evaluate_memory.ipynb.
     """
-    ks = _require_ks(ks)
+    ks = require_ks(ks)
     retriever = store_retriever() if retriever is None else retriever
     report = RecallReport(ks)
     for conv in tqdm(conversations, desc="conversations", unit="conversation",
@@ -294,3 +297,4 @@ def evidence_recall(conversations: Sequence[LocomoConversation], ks=DEFAULT_KS,
             report.per_question.append((conv.sample_id, q.question, q.category,
                                         {k: recall_at_k(ranked, valid, k) for k in ks}))
     return report
+

@@ -84,18 +84,31 @@ def checker(title: str) -> Callable[[Callable[[Callable], str | None]], Callable
     return wrap
 
 
-def answer_checker(title: str) -> Callable[[Callable[..., str | None]], Callable[..., CheckResult]]:
-    """Like ``checker``, for an exercise answered with values instead of a function: a
-    prediction written down before a cell reveals the answer, or a setting changed until
-    the check passes. ``body(*values)`` returns None when right, else a sentence; a value
-    still ``...`` (the placeholder) prints "not answered yet"."""
-    def wrap(body: Callable[..., str | None]) -> Callable[..., CheckResult]:
+def reveal(name: str, guess, answer, tolerance: float = 0, unit: str = "") -> CheckResult:
+    """Compare a prediction written before the reveal with the ``answer`` the notebook computed."""
+    if guess is None:
+        return report(False, f"⏳ {name}: write your prediction in the cell above first, then run this cell again")
+    if isinstance(answer, str):
+        right = isinstance(guess, str) and guess.strip().lower() == answer
+    else:
+        right = isinstance(guess, (int, float)) and not isinstance(guess, bool) and abs(guess - answer) <= tolerance
+    near = f" (within {tolerance:g}{unit} counts)" if tolerance else ""
+    verdict = "✅ right" if right else "❌ not quite"
+    return report(right, f"{verdict}: you predicted {guess!r}, the answer is {answer}{unit}{near}")
+
+
+def answer_checker(title: str) -> Callable[[Callable[[Any], str | None]], Callable[[Any], CheckResult]]:
+    """Like ``checker``, for an exercise answered with a value instead of a function: a prediction
+    written down before a cell reveals the answer, or a setting changed until the check passes.
+    ``body(value)`` returns None when right, else a sentence; a bad value's TypeError or ValueError
+    is printed as what differs; ``...`` (the placeholder) prints "not answered yet"."""
+    def wrap(body: Callable[[Any], str | None]) -> Callable[[Any], CheckResult]:
         @functools.wraps(body)
-        def run(*values: Any) -> CheckResult:
-            if any(v is ... for v in values):
+        def run(value: Any) -> CheckResult:
+            if value is ...:
                 return report(False, f"⏳ {title}: not answered yet (replace `...` with your answer)")
             try:
-                problem = body(*values)
+                problem = body(value)
             except (TypeError, ValueError) as err:
                 return report(False, f"❌ {title}: {err}")
             return report(not problem, f"❌ {title}: {problem}" if problem else f"✅ {title}: passed")
@@ -201,6 +214,16 @@ def short(text: str, width: int = 60) -> str:
 def fact_label(fact: Fact) -> str:
     """A scenario fact as ``entity.attribute: value``."""
     return f"{fact.entity}.{fact.attribute}: {fact.value}"
+
+
+# ---------------------------------------------------------------- predictions
+def judge_prediction(title: str, prediction: Any, problem: Callable[[Any], str | None]) -> CheckResult:
+    """Report on a prediction the learner wrote down before running a cell: ⏳ while it is still
+    None, else ✅ or ❌ with ``problem(prediction)``'s sentence (None when the prediction holds)."""
+    if prediction is None:
+        return report(False, f"⏳ {title}: write your prediction first (replace None), then run this cell")
+    found = problem(prediction)
+    return report(found is None, f"✅ {title}: your prediction holds" if found is None else f"❌ {title}: {found}")
 
 
 # ---------------------------------------------------------------- figures

@@ -6,41 +6,106 @@ from __future__ import annotations
 
 import functools
 import textwrap
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from numbers import Real
 
 import numpy as np
 from matplotlib.figure import Figure
 
 from teachmem.core.change import Change
-from teachmem.lab.replay import Replay, comparison_strategies, leaked_facts, replacements
+from teachmem.core.tokens import count_message_tokens
+from teachmem.lab.replay import Replay, comparison_strategies, replacements
 from teachmem.lab.replay import replay as replay_scenario
-from teachmem.lab.scenarios import Scenario, list_scenarios, load_scenario
-from teachmem.lessons.common import checker, differs, explore as explore, figure, first_problem, mark, short
+from teachmem.lab.scenarios import Fact, Scenario, Turn, load_scenario
+from teachmem.lessons.common import (answer_checker, checker, differs, explore as explore, figure, first_problem,
+                                     mark, short)
+from teachmem.llm import importance_rules
+from teachmem.memory.buffer import ConversationBuffer
+from teachmem.memory.semantic import SemanticMemoryStore
+from teachmem.memory.window import SlidingWindowMemory
+
+
+# ---------------------------------------------------------------- the strategies notebook 07 compares
+class JudgedSemanticStore(SemanticMemoryStore):
+    """The semantic store, each chat message stored with the importance the rules give it (``add`` alone
+    stores every message at 0.5). Notebook 07 builds it inline; the projected page uses this one.
+
+    Taught in notebooks/07_compare_strategies.ipynb.
+    """
+
+    def store(self, text, memory_type="general", importance=None, timestamp=None, **metadata):
+        if importance is None:              # add() stores "role: content" and passes no importance
+            importance = importance_rules(text.partition(": ")[2])
+        return super().store(text, memory_type, importance, timestamp, **metadata)
+
+
+def lesson_strategies() -> dict[str, Callable[[], object]]:
+    """``comparison_strategies()`` with the judged semantic store: what notebook 07 and ``make app`` replay.
+
+    Taught in notebooks/07_compare_strategies.ipynb.
+    """
+    return {**comparison_strategies(), "semantic": JudgedSemanticStore}
 
 
 # ---------------------------------------------------------------- checkers
-def _stale_cases() -> Iterator[tuple[Scenario, str, str, int]]:
-    """(scenario, fact id, text, turn) around every superseded fact of every built-in scenario."""
-    for name in list_scenarios():
-        scenario = load_scenario(name)
-        for fact in scenario.facts:
-            new = " and ".join(r.keywords[0] for r in replacements(scenario, fact))
-            texts = [f"We go with {fact.keywords[0]}.", f"Let's use {new} instead of {fact.keywords[0]}." if new
-                     else f"Please forget {fact.keywords[0]}.", "Nothing to see here.", f"{new} it is."]
-            turns = {1, fact.stated_turn, fact.superseded_turn or fact.stated_turn, len(scenario)}
-            yield from ((scenario, fact.id, text, turn) for text in texts for turn in sorted(turns))
+#: Exercise 7.2's limit on what the window may send on turn 29.
+WINDOW_TOKEN_LIMIT = 300
 
 
-@checker("is_stale")
-def check_is_stale(fn: Callable) -> str | None:
-    """Exercise 07.1: does a text still present a superseded fact as current at a turn?
+def _buffer_total(turns: Sequence[Turn]) -> int:
+    """Tokens a buffer sends in all, summed over every turn, when it hears ``turns`` one by one."""
+    buffer, total = ConversationBuffer(), 0
+    for number, t in enumerate(turns, start=1):
+        buffer.add(t.role, t.content, turn=number)
+        total += count_message_tokens(buffer.context())
+    return total
 
-    The known answer is the library's ``teachmem.lab.replay.leaked_facts``.
-    """
-    return first_problem(
-        differs(f"scenario {s.name!r}, fact {f!r}, text {text!r}, turn {turn}", bool(fn(s, f, text, turn)),
-                f in leaked_facts(s, text, turn))
-        for s, f, text, turn in _stale_cases())
+
+@answer_checker("predicted_ratio")
+def check_predicted_ratio(predicted_ratio: object) -> str | None:
+    """Exercise 7.1: if the 30 turns went on at the same pace to 60, how many times as many tokens would
+    the buffer send in all? Measured by replaying the conversation twice over; within 0.5 passes."""
+    if isinstance(predicted_ratio, bool) or not isinstance(predicted_ratio, Real):
+        raise TypeError(f"predicted_ratio must be a number such as 1.5, got {predicted_ratio!r}")
+    guess, turns = float(predicted_ratio), load_scenario("project_30").turns
+    ratio = _buffer_total(turns * 2) / _buffer_total(turns)
+    if abs(guess - ratio) <= 0.5:
+        return None
+    hint = (" Twice the turns, yes, but each of the later turns also sends a context twice as long."
+            if abs(guess - 2) < 0.5 else "")
+    return f"you predicted {predicted_ratio}; the buffer sends {ratio:.1f} times as many tokens in all.{hint}"
+
+
+def _window_problem(record: Replay, setting: str) -> str | None:
+    """What keeps a window's replay from passing exercise 7.2, or None; ``setting`` names the settings."""
+    scenario, question = record.scenario, record.scenario.questions[0]
+    leaks = [t for t in range(1, len(scenario) + 1) if record.at("window", t).leaks]
+    if leaks:
+        stale = ", ".join(sorted(scenario.fact(i).value for i in record.at("window", leaks[0]).leaks))
+        return (f"{setting} the window presents {stale} as current from turn {leaks[0]} on "
+                f"({len(leaks)} turns in all): a message pinned as important outlived the one that replaced it")
+    step = record.at("window", question.turn)
+    missing = [scenario.fact(i).value for i in question.needs if i not in step.holds]
+    if missing:
+        return f"{setting} the window leaks nothing, but on turn {question.turn} it lacks {' and '.join(missing)}"
+    if step.tokens > WINDOW_TOKEN_LIMIT:
+        return (f"{setting} the window answers turn {question.turn} and never leaks, but sends {step.tokens} "
+                f"tokens there; at most {WINDOW_TOKEN_LIMIT} is the goal")
+    return None
+
+
+@answer_checker("window_settings")
+def check_window_settings(window_settings: object) -> str | None:
+    """Exercise 7.2: settings ``{"recent_k": …, "important_k": …}`` for a sliding window that answers the
+    turn-29 question, never presents a replaced fact as current, and sends at most ``WINDOW_TOKEN_LIMIT``
+    tokens on turn 29."""
+    if not isinstance(window_settings, dict) or set(window_settings) != {"recent_k", "important_k"}:
+        raise TypeError(f"window_settings must be a dict with recent_k and important_k, such as "
+                        f"dict(recent_k=6, important_k=2), got {window_settings!r}")
+    settings = dict(window_settings)
+    record = replay_scenario(load_scenario("project_30"), {"window": lambda: SlidingWindowMemory(**settings)})
+    return _window_problem(record, f"with recent_k={settings['recent_k']} and important_k={settings['important_k']}")
 
 
 @functools.lru_cache(maxsize=1)
@@ -69,7 +134,7 @@ def _cheapest_problem(result: Replay, turn: int, got: object) -> str | None:
 
 @checker("cheapest_answer")
 def check_cheapest_answer(fn: Callable) -> str | None:
-    """Exercise 07.2: the cheapest strategy whose context answers the scenario's question at a turn."""
+    """Exercise 7.3: the cheapest strategy whose context answers the scenario's question at a turn."""
     return first_problem(_cheapest_problem(r, turn, fn(r, turn))
                          for r in _comparison_replays() for turn in range(1, len(r.scenario) + 1))
 
@@ -95,6 +160,53 @@ def _maybe(flag: bool | None) -> str:
     return "–" if flag is None else mark(flag)
 
 
+@dataclass(frozen=True)
+class ComparisonRow:
+    """One strategy after one turn, as the comparison shows it (``None``: cannot be judged yet)."""
+
+    strategy: str
+    tokens: int
+    calls: int
+    knows: bool | None          # has the scenario's first change reached its context?
+    answers: bool | None        # does its context hold what the scenario's first question needs?
+    stale: tuple[str, ...]      # the superseded facts it still sends as current
+    context: tuple[dict, ...]
+
+
+def comparison_rows(replay: Replay, turn: int) -> list[ComparisonRow]:
+    """Every strategy of ``replay`` after ``turn``, looked up, not recomputed; a bad turn is a ValueError.
+
+    What ``comparison_view`` prints and ``teachmem.lessons.projector.comparison_html`` shows.
+    """
+    scenario = replay.scenario
+    replay.at(replay.strategies[0], turn)   # a bad turn fails here, with a clear message
+    question, change = scenario.questions[0], first_change(scenario)
+    rows = []
+    for name in replay.strategies:
+        step = replay.at(name, turn)
+        rows.append(ComparisonRow(name, step.tokens, step.model_calls, replay.reflects(name, turn, change),
+                                  replay.answers(name, turn, question),
+                                  tuple(scenario.fact(i).value for i in sorted(step.leaks)), step.context))
+    return rows
+
+
+def first_change(scenario: Scenario) -> Fact:
+    """The scenario's first superseded fact: the change the comparison follows (PostgreSQL on turn 17)."""
+    return next(f for f in scenario.facts if f.superseded_turn is not None)
+
+
+def question_needs(scenario: Scenario) -> str:
+    """What the scenario's first question needs, in words: "pytest (turn 7) and MySQL (turn 17)"."""
+    return " and ".join(f"{scenario.fact(i).value} (turn {scenario.fact(i).stated_turn})"
+                        for i in scenario.questions[0].needs)
+
+
+def change_words(scenario: Scenario) -> str:
+    """The change the comparison follows, in words: "PostgreSQL→MySQL"."""
+    change = first_change(scenario)
+    return f"{change.value}→{', '.join(f.value for f in replacements(scenario, change))}"
+
+
 def comparison_view(replay: Replay, turn: int) -> str:
     """Every strategy of ``replay`` after ``turn``: its cost, whether it knows of the change and can
     answer the scenario's question, and the context it would send, shortened.
@@ -105,26 +217,17 @@ def comparison_view(replay: Replay, turn: int) -> str:
 
     Taught in notebooks/07_compare_strategies.ipynb.
     """
-    scenario = replay.scenario
-    replay.at(replay.strategies[0], turn)   # a bad turn fails here, with a clear message
-    question = scenario.questions[0]
-    change = next(f for f in scenario.facts if f.superseded_turn is not None)
-    new = ", ".join(f.value for f in replacements(scenario, change))
-    said = scenario.turns[turn - 1]
-    needs = " and ".join(f"{scenario.fact(i).value} (turn {scenario.fact(i).stated_turn})" for i in question.needs)
-    change_head = f"knows {change.value}→{new}"
+    rows, scenario = comparison_rows(replay, turn), replay.scenario
+    question, said = scenario.questions[0], scenario.turns[turn - 1]
+    change_head = f"knows {change_words(scenario)}"
     lines = [f"after turn {turn} of {len(scenario)} · {said.role}: {short(said.content, 76)}",
-             f"the turn-{question.turn} question needs {needs}", "",
+             f"the turn-{question.turn} question needs {question_needs(scenario)}", "",
              f"{'strategy':<10}{'tokens':>7}{'calls':>7}  {change_head:<24}{'answers turn ' + str(question.turn):<18}"
              "stale facts sent"]
-    for name in replay.strategies:
-        step = replay.at(name, turn)
-        stale = ", ".join(scenario.fact(i).value for i in sorted(step.leaks)) or "–"
-        knows, answers = _maybe(replay.reflects(name, turn, change)), _maybe(replay.answers(name, turn, question))
-        lines.append(f"{name:<10}{step.tokens:>7,}{step.model_calls:>7}  {knows:<24}{answers:<18}{stale}")
-    for name in replay.strategies:
-        step = replay.at(name, turn)
-        lines += ["", f"── {name} would send {step.tokens:,} tokens:", *_context_lines(step.context)]
+    lines += [f"{r.strategy:<10}{r.tokens:>7,}{r.calls:>7}  {_maybe(r.knows):<24}{_maybe(r.answers):<18}"
+              f"{', '.join(r.stale) or '–'}" for r in rows]
+    for r in rows:
+        lines += ["", f"── {r.strategy} would send {r.tokens:,} tokens:", *_context_lines(r.context)]
     return "\n".join(lines)
 
 
@@ -173,6 +276,18 @@ def _extractor_lines(items: Sequence[Change | str], message: str | None, width: 
     return lines or ["   (nothing: this write changed nothing)"]
 
 
+def extraction_row(extracted: Mapping[int, Mapping[str, Sequence[Change | str]]], turn: int,
+                   ) -> list[tuple[str, Sequence[Change | str]]]:
+    """(extractor, what its write of ``turn``'s message reported), in the order of ``EXTRACTORS`` first.
+
+    A turn that ``extracted`` does not have is a ValueError.
+    """
+    if turn not in extracted:
+        raise ValueError(f"turn must be between 1 and {len(extracted)}, got {turn!r}")
+    row = extracted[turn]
+    return [(n, row[n]) for n in [*(n for n in EXTRACTORS if n in row), *(n for n in row if n not in EXTRACTORS)]]
+
+
 def extraction_view(extracted: Mapping[int, Mapping[str, Sequence[Change | str]]], turn: int,
                     scenario: Scenario | None = None, width: int = 96) -> str:
     """What each system did with the message of ``turn``, from ``teachmem.lab.replay.extractions``.
@@ -186,13 +301,11 @@ def extraction_view(extracted: Mapping[int, Mapping[str, Sequence[Change | str]]
 
     Taught in notebooks/07_compare_strategies.ipynb.
     """
-    if turn not in extracted:
-        raise ValueError(f"turn must be between 1 and {len(extracted)}, got {turn!r}")
-    row = extracted[turn]
+    rows = extraction_row(extracted, turn)
     message = scenario.turns[turn - 1].content if scenario is not None else None
     lines = [f"the message of turn {turn}:"]
-    for name in [*(n for n in EXTRACTORS if n in row), *(n for n in row if n not in EXTRACTORS)]:
-        lines += ["", f"── {name}", *_extractor_lines(row[name], message, width)]
+    for name, items in rows:
+        lines += ["", f"── {name}", *_extractor_lines(items, message, width)]
     return "\n".join(lines)
 
 

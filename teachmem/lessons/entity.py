@@ -5,13 +5,34 @@ Taught in notebooks/04_entity_memory.ipynb.
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Any
 
-import matplotlib.pyplot as plt
 from matplotlib.figure import Figure
+from matplotlib.patches import Patch
 
 from teachmem.core.validate import require_positive_int
-from teachmem.lab.scenarios import Scenario, fact_in_text
-from teachmem.lessons.common import checker, differs, explore as explore, fact_label, figure, first_problem, mark, short
+from teachmem.core.words import shared_words
+from teachmem.lab.scenarios import Scenario, fact_in_text, load_scenario
+from teachmem.lessons.common import (OKABE_ITO, CheckResult, checker, explore as explore,
+                                     fact_label, figure, judge_prediction, mark, report, short)
+from teachmem.llm import rule_triples
+from teachmem.memory.entity import EntityMemory
+
+# Exercise 4.1: messages the extractor has not met; which of them yield a fact that passes the 0.7 filter?
+PREDICT_MESSAGES = (
+    "Could we use Redis for sessions?",
+    "I'm a pharmacist at a hospital in Leeds.",
+    "I write Rust at my day job.",
+    "For styling let's use Bootstrap. I love its grid.",
+    "My guess is that nobody reads the docs.",
+    "Probably Vue, but I'm not sure yet.",
+)
+
+# Exercise 4.3: each question and the one fact it is about, in the memory that heard project_30.
+QUESTIONS = {"Which database should CI start?": ("Project", "database"),
+             "What's the hosting budget?": ("Project", "hosting_budget"),
+             "How do users log in?": ("API", "auth_method"),
+             "When do we launch?": ("Project", "deadline")}
 
 
 def _change(turn: int, entity: str, attribute: str, old: str, new: str) -> dict:
@@ -37,19 +58,9 @@ APPLY_FACT = [
       [_change(3, "API", "auth_method", "JWT", "OAuth 2.0")])),
 ]
 
-_HISTORY = [{"value": "PostgreSQL", "valid_from": 3, "valid_to": 17},
-            {"value": "MySQL", "valid_from": 17, "valid_to": 25},
-            {"value": "SQLite", "valid_from": 25, "valid_to": None}]
-# (history, turn) -> the value that held, read off the windows [3, 17), [17, 25), [25, …) by hand.
-VALUE_AT = ([((_HISTORY, t), None) for t in range(0, 3)] + [((_HISTORY, t), "PostgreSQL") for t in range(3, 17)]
-            + [((_HISTORY, t), "MySQL") for t in range(17, 25)] + [((_HISTORY, t), "SQLite") for t in range(25, 31)]
-            + [(([], 5), None), ((_HISTORY[:1], 20), None), ((_HISTORY[1:], 10), None),
-               ((_HISTORY[:1], 16), "PostgreSQL")])
-
-
 @checker("apply_fact")
 def check_apply_fact(fn: Callable) -> str | None:
-    """Exercise 4.1: store a fact; the newer value wins and a change goes to the changelog."""
+    """Exercise 4.2: store a fact; the newer value wins and a change goes to the changelog."""
     for steps, (want_store, want_log) in APPLY_FACT:
         store: dict = {}
         log: list = []
@@ -59,13 +70,6 @@ def check_apply_fact(fn: Callable) -> str | None:
             return (f"after the steps {steps}: expected store {want_store} and changelog {want_log}, "
                     f"got store {store} and changelog {log}")
     return None
-
-
-@checker("value_at")
-def check_value_at(fn: Callable) -> str | None:
-    """Exercise 4.2: the value that held at ``turn``, from a history of validity windows."""
-    return first_problem(differs(f"turn {t} of {[(h['value'], h['valid_from'], h['valid_to']) for h in history]}",
-                                 fn([dict(h) for h in history], t), want) for (history, t), want in VALUE_AT)
 
 
 def entity_view(memory, turn: int, scenario: Scenario | None = None) -> str:
@@ -94,22 +98,81 @@ def entity_view(memory, turn: int, scenario: Scenario | None = None) -> str:
     return "\n".join(lines)
 
 
+def _confident_messages() -> set[int]:
+    return {i for i, m in enumerate(PREDICT_MESSAGES, 1) if rule_triples(m)}
+
+
+def _extraction_problem(prediction: Any) -> str | None:
+    if not isinstance(prediction, (set, frozenset, list, tuple)) or \
+            not all(isinstance(i, int) and 1 <= i <= len(PREDICT_MESSAGES) for i in prediction):
+        return (f"write your prediction as a set of message numbers from 1 to {len(PREDICT_MESSAGES)}, "
+                f"e.g. {{1, 2}}; got {prediction!r}")
+    want, got = _confident_messages(), set(prediction)
+    if got == want:
+        return None
+    missed, extra = sorted(want - got), sorted(got - want)
+    return ("; ".join(part for part in (f"messages {missed} do yield a confident fact" if missed else "",
+                                        f"messages {extra} yield none above 0.7" if extra else "") if part)
+            + ". Read the facts printed above for why.")
+
+
+def check_yields_a_fact(yields_a_fact: Any) -> CheckResult:
+    """Exercise 4.1 (predict, then run): the numbers of the messages that yield a fact of confidence >= 0.7."""
+    return judge_prediction("extraction prediction", yields_a_fact, _extraction_problem)
+
+
+def question_memory() -> EntityMemory:
+    """The memory that heard the whole project_30 conversation."""
+    memory, scenario = EntityMemory(), load_scenario("project_30")
+    for t in scenario.turns:
+        memory.add(t.role, t.content, turn=t.turn, timestamp=scenario.timestamp(t.turn))
+    return memory
+
+
+def _found(question: str, extra_words: dict, memory: EntityMemory) -> set[tuple[str, str]]:
+    added = [w for word in question.lower().replace("?", " ").split() for w in extra_words.get(word, [])]
+    query = " ".join([question, *added])
+    return {(f.entity, f.attribute) for f in memory.facts() if shared_words(query, f"{f.entity} {f.attribute} {f.value}")}
+
+
+def check_extra_words(extra_words: Any) -> CheckResult:
+    """Exercise 4.3 (modify and observe): words added to a query (``{"query word": ["added", ...]}``) so that
+    every question finds its fact, without dragging in more unrelated facts than plain overlap does."""
+    if not isinstance(extra_words, dict) or not all(isinstance(k, str) and isinstance(v, (list, tuple))
+                                                    and all(isinstance(w, str) for w in v)
+                                                    for k, v in extra_words.items()):
+        return report(False, "❌ query words: expected a dict from a query word to a list of words to add, "
+                             f"e.g. {{'log': ['session']}}; got {type(extra_words).__name__}")
+    memory, problems = question_memory(), []
+    for question, key in QUESTIONS.items():
+        plain, found = _found(question, {}, memory), _found(question, extra_words, memory)
+        noise = sorted(f"{e}.{a}" for e, a in found - plain - {key})
+        if key not in found:
+            problems.append(f"{question!r} still misses {key[0]}.{key[1]}")
+        elif noise:
+            problems.append(f"{question!r} now also drags in {', '.join(noise)}")
+    if problems:
+        return report(False, "❌ query words: " + "; ".join(problems))
+    return report(True, "✅ query words: every question finds its fact, and no new noise")
+
+
 def plot_validity(memory, last_turn: int) -> Figure:
     """Each attribute of an ``EntityMemory`` as a row; each value as a bar from the turn it
-    became true to the turn it was replaced (or ``last_turn``).
+    became true to the turn it was replaced (or ``last_turn``), coloured by whether it still holds.
 
     Taught in notebooks/04_entity_memory.ipynb.
     """
     keys = list(dict.fromkeys((f.entity, f.attribute) for f in memory.values))
-    fig, ax = figure(8, 0.45 * len(keys) + 1.2)
-    colours = plt.get_cmap("tab10")
+    fig, ax = figure(9, 0.42 * len(keys) + 1.6)
+    colour = {True: OKABE_ITO[2], False: OKABE_ITO[5]}   # still true, replaced
     for row, key in enumerate(keys):
-        values = [f for f in memory.values if (f.entity, f.attribute) == key]
-        for i, f in enumerate(values):
+        for f in (f for f in memory.values if (f.entity, f.attribute) == key):
             end = f.valid_to if f.valid_to is not None else last_turn + 1
-            ax.barh(row, end - f.valid_from, left=f.valid_from, color=colours(i % 10), alpha=0.75)
-            ax.text(f.valid_from + 0.2, row, f.value[:28], va="center", fontsize=8)
-    ax.set_yticks(range(len(keys)), [f"{e}.{a}" for e, a in keys], fontsize=8)
+            ax.barh(row, end - f.valid_from, left=f.valid_from, color=colour[f.valid_to is None], alpha=0.8)
+            ax.text(f.valid_from + 0.2, row, short(f.value, 26), va="center", fontsize=8, clip_on=True)
+    ax.set_yticks(range(len(keys)), [short(f"{e}.{a}", 40) for e, a in keys], fontsize=8)
     ax.invert_yaxis()
-    ax.set(title="When each value was true", xlabel="turn", xlim=(0.5, last_turn + 1.5))
+    ax.set(title="When each value was true", xlabel="turn", xlim=(0.5, last_turn + 9))
+    ax.legend(handles=[Patch(color=colour[True], label="still true"), Patch(color=colour[False], label="replaced")],
+              loc="upper left", bbox_to_anchor=(1.01, 1), fontsize=8)
     return fig

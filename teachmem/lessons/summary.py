@@ -4,15 +4,35 @@ Taught in notebooks/03_summary_memory.ipynb.
 """
 from __future__ import annotations
 
+import functools
 import random
 import textwrap
 from collections.abc import Callable, Sequence
+from typing import Any
 
 from matplotlib.figure import Figure
 
-from teachmem.core.tokens import count_message_tokens
-from teachmem.lab.scenarios import Fact, fact_in_text
-from teachmem.lessons.common import checker, differs, explore as explore, fact_label, figure, mark
+from teachmem.lab.scenarios import Fact, fact_in_text, load_scenario
+from teachmem.lessons.common import (OKABE_ITO, CheckResult, checker, explore as explore,
+                                     fact_label, figure, judge_prediction, mark, report)
+from teachmem.llm import OfflineLLM, summarize
+
+# The first day of the project_30 conversation is summarised, then these later messages of the same
+# project are folded in one at a time, as a summary memory does: the word limit stays, the material grows.
+FIRST_DAY = 16
+FOLLOW_UP = (
+    "Let's send the booking emails with Postmark, because its delivery is reliable.",
+    "Let's cache the class schedule in Redis, since the schedule page gets most of the traffic.",
+    "We'll deploy on Fly.io, mainly for its simple pricing.",
+    "Let's use Tailwind for styling, so my sister can change the colours herself.",
+    "Reminder emails will go through Celery with one small worker.",
+    "We'll use GitHub Actions for CI, because the code already lives on GitHub.",
+    "Let's use SQLAlchemy as the ORM, since I know it from work.",
+    "For search we'll use Meilisearch, because members look classes up by teacher.",
+    "Let's run everything in Docker so the versions match production.",
+    "Card payments will go through Stripe, but only after the first release.",
+)
+MAX_PINS, MAX_PIN_WORDS = 2, 12
 
 # (messages in the buffer, keep_recent) -> how many of the oldest go to the summary, worked out by hand.
 SUMMARISED = [((6, 0), 6), ((6, 3), 3), ((10, 5), 5), ((5, 1), 4), ((4, 4), 0), ((3, 7), 0), ((0, 0), 0)]
@@ -26,7 +46,7 @@ def _random_messages(rng: random.Random, n: int) -> list[dict]:
 
 @checker("split_for_summary")
 def check_split_for_summary(fn: Callable) -> str | None:
-    """Exercise 3.1: split a buffer into (the oldest, to summarise) and (the last keep_recent, kept as is)."""
+    """Exercise 3.2: split a buffer into (the oldest, to summarise) and (the last keep_recent, kept as is)."""
     rng = random.Random(31)
     for (n, keep_recent), cut in SUMMARISED:
         messages = _random_messages(rng, n)
@@ -39,20 +59,72 @@ def check_split_for_summary(fn: Callable) -> str | None:
     return None
 
 
-@checker("compression_ratio")
-def check_compression_ratio(fn: Callable) -> str | None:
-    """Exercise 3.2: tokens of the raw messages ÷ tokens of the context, rounded to 1 decimal.
+def transcript(turns: Sequence[Any]) -> str:
+    """Turns as ``role: content`` lines, the way a summary prompt carries them."""
+    return "\n".join(f"{t.role}: {t.content}" for t in turns)
 
-    The tokens are the library's ``count_message_tokens``.
-    """
-    rng = random.Random(32)
-    for _ in range(12):
-        raw, context = _random_messages(rng, rng.randint(1, 40)), _random_messages(rng, rng.randint(1, 4))
-        want = round(count_message_tokens(raw) / count_message_tokens(context), 1)
-        problem = differs(f"{len(raw)} raw messages and a {len(context)}-message context", fn(raw, context), want)
-        if problem:
-            return problem
-    return None
+
+@functools.cache
+def follow_up_rounds(max_words: int = 120) -> tuple[str, ...]:
+    """The reference replay: the first day summarised, then each ``FOLLOW_UP`` message folded in."""
+    rounds = [summarize(OfflineLLM(), transcript(load_scenario("project_30").turns[:FIRST_DAY]), max_words=max_words)]
+    for message in FOLLOW_UP:
+        rounds.append(summarize(OfflineLLM(), f"user: {message}", previous_summary=rounds[-1], max_words=max_words))
+    return tuple(rounds)
+
+
+def first_day_facts() -> list[Fact]:
+    """The scenario's facts still true at the end of the first day (turn 16)."""
+    return [f for f in load_scenario("project_30").facts if f.is_current(FIRST_DAY)]
+
+
+def _drift_problem(prediction: tuple[Any, Any]) -> str | None:
+    first_to_go, kept_at_the_end = prediction
+    facts, rounds = first_day_facts(), follow_up_rounds()
+    ids = [f.id for f in facts]
+    if first_to_go not in ids:
+        return f"first_to_go should be one of the fact ids printed above ({', '.join(ids)}), got {first_to_go!r}"
+    if not isinstance(kept_at_the_end, int) or isinstance(kept_at_the_end, bool):
+        return f"kept_at_the_end should be a whole number of facts (0 to {len(facts)}), got {kept_at_the_end!r}"
+    lost_round = {f.id: next((r for r, text in enumerate(rounds) if not fact_in_text(f, text)), len(rounds))
+                  for f in facts}
+    first = [i for i in ids if lost_round[i] == min(lost_round.values())]
+    kept = sum(fact_in_text(f, rounds[-1]) for f in facts)
+    problems = []
+    if first_to_go not in first:
+        went = (f"which went at fold {lost_round[first_to_go]}" if lost_round[first_to_go] < len(rounds)
+                else "which is still there after the last fold")
+        problems.append(f"the first to go was {' and '.join(first)} (fold {min(lost_round.values())}), "
+                        f"not {first_to_go}, {went}")
+    if abs(kept_at_the_end - kept) > 1:
+        problems.append(f"{kept} of {len(facts)} facts were left after the last fold, you predicted {kept_at_the_end}")
+    return "; ".join(problems) or None
+
+
+def check_drift_prediction(drift_prediction: Any) -> CheckResult:
+    """Exercise 3.1 (predict, then run): ``(first_to_go, kept_at_the_end)``, which first-day fact the
+    follow-up folds lose first and how many of them are left after the last fold (off by one counts)."""
+    if not isinstance(drift_prediction, tuple) or len(drift_prediction) != 2:
+        return report(False, "❌ drift prediction: expected (first_to_go, kept_at_the_end), "
+                             f"got {type(drift_prediction).__name__}")
+    prediction = None if None in drift_prediction else drift_prediction
+    return judge_prediction("drift prediction", prediction, _drift_problem)
+
+
+def check_my_pins(pins: Any) -> CheckResult:
+    """Exercise 3.3 (modify and observe): at most two pins of at most 12 words each that, beside the
+    summary after the last follow-up fold, keep every first-day fact."""
+    if not isinstance(pins, (list, tuple)) or not all(isinstance(p, str) for p in pins):
+        return report(False, f"❌ pins: expected a list of strings, got {type(pins).__name__}")
+    if len(pins) > MAX_PINS or any(len(p.split()) > MAX_PIN_WORDS for p in pins):
+        return report(False, f"❌ pins: at most {MAX_PINS} pins of at most {MAX_PIN_WORDS} words each "
+                             f"(yours: {[len(p.split()) for p in pins]} words); pins cost tokens on every request")
+    kept_by = "\n".join([*pins, follow_up_rounds()[-1]])
+    missing = [fact_label(f) for f in first_day_facts() if not fact_in_text(f, kept_by)]
+    if missing:
+        return report(False, f"❌ pins: after the last fold the memory no longer holds {'; '.join(missing)}. "
+                             "Look at which facts the summary lost, and pin those.")
+    return report(True, "✅ pins: every first-day fact survives the drift")
 
 
 def drift_view(rounds: list[str], facts: list[Fact], round: int, pinned: Sequence[str] = (),
@@ -76,22 +148,26 @@ def drift_view(rounds: list[str], facts: list[Fact], round: int, pinned: Sequenc
 
 
 def plot_summary_drift(kept: dict[str, list[int]], total: int, words: list[int] | None = None) -> Figure:
-    """Facts surviving each round of re-summarising, one line per setting in ``kept``
+    """Facts surviving each fold, one line per setting in ``kept``
     (e.g. ``{"summary alone": [...], "with pinned facts": [...]}``); ``words`` adds the
-    summary's length in words on a second axis.
+    summary's length in words as grey bars on a second axis.
 
     Taught in notebooks/03_summary_memory.ipynb.
     """
-    fig, ax = figure()
-    for (label, counts), style in zip(kept.items(), ("o-", "s--", "^:", "d-."), strict=False):
-        ax.plot(range(len(counts)), counts, style, label=label)
-    ax.set(title="Summary drift: facts that survive re-summarising", xlabel="round",
+    fig, ax = figure(8, 3.8)
+    for (label, counts), style, colour in zip(kept.items(), ("o-", "s--", "^:", "d-."), OKABE_ITO[4:] + OKABE_ITO,
+                                              strict=False):
+        ax.plot(range(len(counts)), counts, style, label=label, color=colour)
+    ax.set(title="Summary drift: first-day facts left after each fold", xlabel="fold (0 = the first summary)",
            ylabel=f"facts kept (of {total})", ylim=(-0.3, total + 0.5))
+    handles, labels = ax.get_legend_handles_labels()
     if words is not None:
         length = ax.twinx()
-        length.bar(range(len(words)), words, color="grey", alpha=0.2, label="summary words")
-        length.set_ylabel("summary length (words)")
+        length.bar(range(len(words)), words, color="grey", alpha=0.25, label="summary length (words)")
+        length.set(ylabel="summary length (words)", ylim=(0, max(words) * 1.6))
         ax.set_zorder(length.get_zorder() + 1)
         ax.patch.set_visible(False)
-    ax.legend(loc="lower left")
+        bar_handles, bar_labels = length.get_legend_handles_labels()
+        handles, labels = [*handles, *bar_handles], [*labels, *bar_labels]
+    ax.legend(handles, labels, loc="lower left", fontsize=9)
     return fig

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["STRONG_CUE", "WEAK_CUE", "NEG_VERB", "negated", "is_question", "certainty"]
+__all__ = ["STRONG_CUE", "WEAK_CUE", "NEG_VERB", "ELSEWHERE", "negated", "is_question", "certainty"]
 
 
 STRONG_CUE = re.compile(
@@ -17,7 +17,7 @@ STRONG_CUE = re.compile(
     r"opt for|opted for|switch|switched|switching|(?:move|moving|moved)(?: \w+){0,2} to|migrate|migrated|migrating|"
     r"adopt|adopted|stick with|sticking with|settle on|settled on|decide|decided|decision|"
     r"(?:will|'ll) be|(?:is|are) going to be|build with|building with|built with|built on|build on|"
-    r"written in|write it in|instead|replace|replacing|replaced|standardi[sz]e|standardi[sz]ed|"
+    r"written in|write(?: \w+){0,2} in|instead|replace|replacing|replaced|standardi[sz]e|standardi[sz]ed|"
     r"commit to|committed to|rely on|relying on|runs? on|running on|let's|lets us)\b", re.I)
 WEAK_CUE = re.compile(
     r"\b(?:build|building|built|want|wants|need|needs|stack|deploy|deploying|deployed|host|hosting|hosted|"
@@ -37,6 +37,10 @@ _NEG_LAST = frozenset("over from than off replace replacing replaced drop droppi
 # Right after a name: "MongoDB isn't an option", "Redis is not needed".
 NEG_VERB = re.compile(r"^\W*(?:\w+\W+)?(?:isn't|aren't|wasn't|won't|doesn't|don't|can't|cannot|never|"
                       r"(?:is|are|was|will|does|do) not)\b", re.I)
+
+# "I use Go at work": a technology of the user's job, not of the project being discussed.
+ELSEWHERE = re.compile(r"\b(?:at work|at (?:my|the) (?:day )?(?:job|office|company)|(?:my|a) day job|"
+                       r"in my (?:last|previous|old) job|used to)\b", re.I)
 
 
 def negated(before: str) -> bool:

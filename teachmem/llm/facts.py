@@ -27,12 +27,15 @@ from typing import Iterator
 from teachmem.core.validate import require_fraction, require_text
 from teachmem.llm.certainty import certainty, is_question
 from teachmem.llm.clauses import SENTENCE, normalise, role_lines, split_clauses
+from teachmem.llm.lexicon import tech_lexicon
 from teachmem.llm.patterns import I_PREFER
 from teachmem.llm.project_rules import budget_facts, deadline_facts, technology_facts
 from teachmem.llm.protocol import Triple
 from teachmem.llm.rules import Clause, Found, personal_facts
 
 __all__ = ["rule_triples", "extract_facts", "found_facts"]
+
+TECHNOLOGIES = frozenset(tech_lexicon())
 
 
 def rule_triples(text: str, *, min_confidence: float = 0.7) -> list[Triple]:
@@ -78,7 +81,29 @@ def found_facts(text: str) -> list[Found]:
             best[key] = f
         elif f.triple.confidence > best[key].triple.confidence:
             best[key] = best[key]._replace(triple=best[key].triple._replace(confidence=f.triple.confidence))
-    return list(best.values())
+    return _about_the_choice(list(best.values()))
+
+
+def _about_the_choice(facts: list[Found]) -> list[Found]:
+    """In a message that settles a technology ("let's use pytest"), what the user likes or wants is
+    said about that choice: "I like fixtures" is its reason, not a hobby (dropped: entity memory
+    keeps values, not reasons), "I want a coverage report" is the project's requirement. An activity
+    ("I love hiking") stays the user's. The same value under a generic key and a specific one
+    (``language`` beside ``backend_language``) is kept once, under the specific key."""
+    specific = {(f.triple.entity, f.triple.value) for f in facts if f.triple.attribute.endswith("_language")}
+    facts = [f for f in facts if (f.triple.entity, f.triple.value) not in specific or f.triple.attribute != "language"]
+    if not any(f.triple.value in TECHNOLOGIES and f.triple.confidence >= 0.9 for f in facts):
+        return facts
+    out = []
+    for f in facts:
+        kind, _, item = f.triple.attribute.partition(":")
+        if kind == "likes" and f.triple.entity == "User" and not f.triple.value.split()[0].endswith("ing"):
+            continue
+        if kind == "wants" and f.triple.entity == "User":
+            f = f._replace(triple=f.triple._replace(entity="Project", attribute=f"requirement:{item}"),
+                           phrase=f"project needs {f.triple.value}")
+        out.append(f)
+    return out
 
 
 def _candidates(text: str) -> Iterator[Found]:

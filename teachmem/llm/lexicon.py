@@ -63,12 +63,12 @@ _LEXICON: dict[str, tuple[str, str, str, dict[str, str]]] = {
         "pytest": "pytest", "Jest": "!Jest", "Mocha": "!Mocha", "Vitest": "vitest", "Cypress": "cypress",
         "Playwright": "playwright", "Selenium": "selenium", "JUnit": "junit", "RSpec": "rspec",
         "unittest": "unittest", "PHPUnit": "phpunit", "Jasmine": "!Jasmine", "Testing Library": "testing_library"}),
-    "auth": ("API", "auth_method", "auth authentication login log_in sign-in sign_in signin", {
+    "auth": ("API", "auth_method", "auth authentication authenticate login log_in sign-in sign_in signin", {
         "JWT": "jwt jwts json_web_token json_web_tokens", "OAuth": "oauth2 oauth_2.0 oauth_2 oauth",
         "OpenID Connect": "openid_connect oidc", "SAML": "saml", "session cookies": "session_cookies",
         "API keys": "api_keys api_key", "basic auth": "basic_auth", "magic links": "magic_links magic_link",
         "passkeys": "passkeys webauthn"}),
-    "auth_provider": ("API", "auth_provider", "auth authentication login identity", {
+    "auth_provider": ("API", "auth_provider", "auth authentication authenticate login identity", {
         "Auth0": "auth0", "Clerk": "!Clerk", "Cognito": "cognito", "Firebase Auth": "firebase_auth",
         "Keycloak": "keycloak", "Okta": "okta"}),
     "language": ("Project", "language", "language written", {

@@ -69,7 +69,8 @@ DISLIKE = re.compile(
 BUILDING = re.compile(r"\b(?:i'm|i am|we're|we are|user is|the team is) (?:(?:currently|now|just|also) )?"
                       r"(?:building|making|creating|developing|working on|writing|designing) "
                       r"(?=(?:an?|the|my|our|some) )", re.I)
-WANT = re.compile(rf"\b(?:{_ME}|we) {_ADV}(want|wants|need|needs) ", re.I)
+# Only "I want": "we need caching" is an opinion about the project, not a wish of the user's.
+WANT = re.compile(rf"\b{_ME} {_ADV}(want|wants|need|needs) ", re.I)
 MY_X_IS = re.compile(r"\b(my|our|user's) ([a-z][\w'-]*(?: [a-z][\w'-]*){0,2}?) (?:is|are) ", re.I)
 # -- money and dates: budgets and deadlines --------------------------------
 MONEY = re.compile(

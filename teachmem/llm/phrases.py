@@ -23,7 +23,7 @@ PHRASE_ENDS = frozenset("""and but or so because since as when while if though a
     last next ago today tomorrow yesterday tonight already yet just over via about around into onto
     instead rather whereas except plus""".split())
 # A value made of these points somewhere else ("I love *that*") and is not kept.
-_VAGUE_WORDS = frozenset("""it that this them these those you your yours him her his hers their they
+_VAGUE_WORDS = frozenset("""it its that this them these those you your yours him her his hers their they
     what how which who why when where something anything everything nothing one ones stuff things""".split())
 _ARTICLES = ("the ", "a ", "an ", "some ")
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 
-from teachmem.llm.certainty import NEG_VERB, STRONG_CUE, WEAK_CUE, negated
+from teachmem.llm.certainty import ELSEWHERE, NEG_VERB, STRONG_CUE, WEAK_CUE, negated
 from teachmem.llm.lexicon import BUDGET_FUNCTION_WORDS, CATEGORY_RE, tech_attribute, tech_matches
 from teachmem.llm.patterns import BUDGET, DATE, LAUNCH, MONEY, SPEND
 from teachmem.llm.phrases import after, is_vague, phrase, slug
@@ -24,10 +24,11 @@ def technology_facts(c: Clause, sentence: str, taken: list[tuple[int, int]], i_p
 
     Skipped: a name inside a personal fact (``taken``: "I work at Oracle"), a
     negated one ("not MongoDB", "instead of PostgreSQL"), and all of them when
-    the user says "I prefer ...", which is the user's preference, not the project's.
+    the user says "I prefer ...", which is the user's preference, not the project's, or
+    speaks of another place ("I use Go at work").
     """
     hits = tech_matches(c.text)
-    if not hits or i_prefer:
+    if not hits or i_prefer or ELSEWHERE.search(c.text):
         return []
     strong, weak = STRONG_CUE.search(c.text), WEAK_CUE.search(c.text)
     named: dict[str, bool] = {}   # does the sentence name the category ("for the database")?

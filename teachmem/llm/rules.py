@@ -239,17 +239,20 @@ def prefers(c: Clause) -> Iterator[Found]:
         tail = after(c.text, m)
         if re.match(r"not\b", tail, re.I):
             continue
-        value, key = _preferred(tail, c.text)
+        rather = m.group(0).lower().rstrip().endswith("rather")
+        value, key = _preferred(tail, c.text, rather)
         if value and key and not is_vague(value):
             entity = "Project" if m.group(0).lower().startswith("we") else "User"
             yield found(entity, f"preference:{key}", value, 0.9, f"prefers {value}", 1, c.pos + m.start())
 
 
-def _preferred(tail: str, clause: str) -> tuple[str, str]:
-    """``(value, key)`` of what follows "I prefer"."""
+def _preferred(tail: str, clause: str, rather: bool) -> tuple[str, str]:
+    """``(value, key)`` of what follows "I prefer" (or "I'd rather", then a verb)."""
     verb_phrase = re.match(r"to (\w+)", tail, re.I)
     if verb_phrase:   # "to fly early": about flying
         return "to " + phrase(tail[3:], 6, stops=_TO_VERB_STOPS), singular(verb_phrase.group(1))
+    if rather and not _PREFER_VERB.match(tail):   # "rather travel by train": about travelling
+        return phrase(tail, 6, stops=_TO_VERB_STOPS), singular(tail.split(None, 1)[0]) if tail.strip() else ""
     tail = _PREFER_VERB.sub("", tail)
     said = phrase(tail, 4, stops=PHRASE_ENDS | {"to"})
     value = strip_article(said)

@@ -1,8 +1,8 @@
 """Summaries by rules: an extractive summariser that keeps what a later turn needs.
 
 It keeps the sentences that carry facts, decisions, numbers and reasons,
-rewrites "I"/"we" into "User"/"the team" so the summary reads the same
-whoever reads it, lets a newer value retire an older sentence, and, when over
+rewrites "I"/"we"/"my" into "the user"/"the team"/"their" so the summary reads
+as plain third-person sentences whoever reads it, lets a newer value retire an older sentence, and, when over
 the word limit, gives things up in a fixed order: weak sentences, then
 elaborations and reasons (the "why" goes before the "what"), then whole
 facts, least important first.
@@ -25,7 +25,7 @@ __all__ = ["summarize_rules"]
 _FILLER = re.compile(
     r"^(?:(?:hi|hello|hey|ok|okay|so|well|actually|also|anyway|alright|right|great|cool|nice|sure|yes|yeah|"
     r"yep|oh|um|uh|btw|by the way|honestly|basically|noted|understood|sounds good|thanks|thank you|perfect|"
-    r"happy to help|of course|good|got it)\b[,!.:;]?\s+){1,4}",
+    r"happy to help|of course|good|got it|and|some news)\b[,!.:;]?\s+){1,4}",
     re.I)
 _IMPERATIVE = re.compile(r"^(?:add|use|create|build|implement|set up|make|remove|include|support|deploy|"
                          r"write|fix|switch|move|keep|start|send|store|hide|put|split|promote|rotate|"
@@ -53,28 +53,38 @@ def _third_person(verb: str) -> str:
     return verb + "s"
 
 
+# First person to third. "{S}" is "the user" (or "the assistant"); "my" becomes the singular "their",
+# which needs no guess at anyone's gender.
 _CONTRACTIONS = [(r"\b(?:i'm|i am)\b", "{S} is"), (r"\bi've\b", "{S} has"), (r"\bi'll\b", "{S} will"),
                  (r"\bi'd\b", "{S} would"), (r"\bcall me\b", "{S} goes by"),
                  (r"\b(?:we're|we are)\b", "the team is"), (r"\bwe've\b", "the team has"),
                  (r"\bwe'll\b", "the team will"), (r"\bwe'd\b", "the team would"),
-                 (r"\bmy\b", "{S}'s"), (r"\bour\b", "the team's"), (r"\bmyself\b", "themselves")]
+                 (r"^my\b", "{S}'s"), (r"\bmy\b", "their"), (r"^our\b", "the team's"), (r"\bour\b", "their"), (r"\bmyself\b", "themselves"),
+                 (r"\bme\b", "them")]
+_YOU = [(r"\b(?:you're|you are)\b", "the user is"), (r"^your\b", "the user's"), (r"\byour\b", "their"),
+        (r"\byou\b", "the user")]
+
+
+def _subject(role: str) -> str:
+    return "the assistant" if role == "assistant" else "the user"
 
 
 def _rewrite(sentence: str, role: str) -> str:
-    """First person to third: "I prefer window seats" -> "User prefers window seats"."""
-    subject = "Assistant" if role == "assistant" else "User"
+    """First person to third: "I prefer window seats" -> "The user prefers window seats"."""
+    subject = _subject(role)
     text = _FILLER.sub("", sentence.strip()).strip()
-    text = re.sub(r"^(?:let's|lets)\b", "Decided to" if subject == "User" else "Suggested to", text, flags=re.I)
-    text = re.sub(r"\b(?:let's|lets)\b", "decided to" if subject == "User" else "suggested to", text, flags=re.I)
-    text = re.sub(r"^(?:[Ii]'m|[Ii] am) ([A-Z][\w-]+)(?=[.!]*$)", rf"{subject}'s name is \1", text)
+    decided = f"{subject} decided to" if role != "assistant" else f"{subject} suggested to"
+    text = re.sub(r"\b(?:let's|lets)\b", decided, text, flags=re.I)
     text = _third_person_words(text, role).rstrip(" .!,;:")
+    # "The user likes fixtures, and the user wants …": the subject is said once.
+    text = re.sub(rf"^({subject}\b[^.]*?,? and) {subject} ", r"\1 ", text, flags=re.I)
     return (text[:1].upper() + text[1:] + ".") if text else ""
 
 
 def _third_person_words(text: str, role: str) -> str:
-    """The pronoun part of ``_rewrite``: "my sister's" -> "User's sister's", "I need" -> "User needs"."""
-    subject = "Assistant" if role == "assistant" else "User"
-    for pattern, replacement in _CONTRACTIONS:
+    """The pronoun part of ``_rewrite``: "my sister's" -> "their sister's", "I need" -> "the user needs"."""
+    subject = _subject(role)
+    for pattern, replacement in _CONTRACTIONS + (_YOU if role == "assistant" else []):
         text = re.sub(pattern, replacement.format(S=subject), text, flags=re.I)
 
     def conjugate(m: re.Match) -> str:
@@ -82,12 +92,8 @@ def _third_person_words(text: str, role: str) -> str:
         adverbs, verb = m.group(2) or "", m.group(3)
         return f"{subject_word} {adverbs}{_third_person(verb)}"
 
-    text = re.sub(r"\b(i|we)\b(?![.'])\s+((?:(?:" + "|".join(_ADVERBS) + r")\s+){0,2})([a-z']+)",
+    return re.sub(r"\b(i|we)\b(?![.'])\s+((?:(?:" + "|".join(_ADVERBS) + r")\s+){0,2})([a-z']+)",
                   conjugate, text, flags=re.I)
-    if role == "assistant":
-        text = re.sub(r"\b(?:you're|you are)\b", "User is", text, flags=re.I)
-        text = re.sub(r"\byour\b", "User's", text, flags=re.I)
-    return text
 
 
 class _Unit(NamedTuple):
@@ -98,6 +104,7 @@ class _Unit(NamedTuple):
     triples: tuple[tuple[str, str, str], ...]   # (entity, attribute, value) of the facts it states
     order: int
     role: str
+    changed: bool = False   # states a value that replaced an older one
 
 
 def _salient(sentence: str, role: str, facts: list[Triple]) -> bool:
@@ -111,20 +118,31 @@ def _salient(sentence: str, role: str, facts: list[Triple]) -> bool:
                 or NUMBER.search(core) or REASON.search(core) or _IMPERATIVE.match(core))
 
 
+# A sentence that says a value changed ("switch to MySQL instead of PostgreSQL") stays a change in
+# every later fold, after the sentence with the old value is long gone.
+_CHANGE = re.compile(r"\b(?:switch(?:es|ed|ing)? to|mov(?:e|es|ed|ing) to|instead of|replac(?:e|es|ed|ing)|"
+                     r"no longer|from now on)\b", re.I)
+
+
 def _make_unit(text: str, role: str, order: int, facts: list[Triple] | None = None) -> _Unit:
     facts = rule_triples(text) if facts is None else facts
     score = importance_score(text, facts) * (0.8 if role == "assistant" else 1.0)
-    return _Unit(text, score, tuple((t.entity, t.attribute, t.value) for t in facts), order, role)
+    return _Unit(text, score, tuple((t.entity, t.attribute, t.value) for t in facts), order, role,
+                 bool(facts) and _CHANGE.search(text) is not None)
 
 
-def _strip_reason(text: str) -> str:
-    m = REASON.search(text)
+def _strip_reason(unit: _Unit) -> _Unit:
+    """Cut the reason ("… for its JSONB support"), unless the words cut belong to a fact's value
+    ("a booking app for their sister's studio" is a description, not a reason)."""
+    m = REASON.search(unit.text)
     if not m or m.start() < 8:
-        return text
-    head = text[:m.start()].rstrip(" ,;:-—–")
+        return unit
+    head = unit.text[:m.start()].rstrip(" ,;:-—–")
     # "…, mainly for its JSONB support" must not leave "…, mainly." behind.
     head = _HEDGE_TAIL.sub("", head).rstrip(" ,;:-—–")
-    return head + "." if head else text
+    if not head or not all(v.lower() in head.lower() for _, _, v in unit.triples):
+        return unit
+    return unit._replace(text=head + ".")
 
 
 _HEDGE_TAIL = re.compile(r"[\s,]+(?:mainly|mostly|partly|largely|primarily|chiefly|especially|"
@@ -190,7 +208,8 @@ class _Fitting:
 
         A sentence is worth its score, plus a bonus for each value nobody else
         states; the last sentence that still holds a value is dropped only when
-        nothing else can go.
+        nothing else can go, and a value that replaced an older one last of all:
+        without it the summary would fall silent on something that changed.
         """
         said = Counter(v for u in self.units for v in _values(u))
 
@@ -204,7 +223,7 @@ class _Fitting:
             elif not self.fits():
                 self.drop([unit])
                 said.subtract(_values(unit))
-        self.drop(sorted(last_holders, key=lambda u: (per_word(u), u.order)))
+        self.drop(sorted(last_holders, key=lambda u: (u.changed, per_word(u), u.order)))
 
     def restore(self, before_cuts: list[_Unit]) -> None:
         """Put back cut sentences whole, the last cut first, while they fit."""
@@ -227,7 +246,7 @@ def _fit(units: list[_Unit], max_words: int) -> list[_Unit]:
     fitting = _Fitting(units, max_words)
     fitting.drop(sorted(units, key=lambda u: (u.score, u.order)), stop=lambda u: u.score >= 0.5)   # weak ones
     before_cuts = fitting.shorten(_trim_elaboration)                                              # elaborations
-    before_cuts += fitting.shorten(lambda u: u._replace(text=_strip_reason(u.text)))              # then reasons
+    before_cuts += fitting.shorten(_strip_reason)              # then reasons
     fitting.drop_least_worth()
     fitting.restore(before_cuts)   # dropping a sentence may have freed room for a cut one
     if not fitting.fits():
@@ -245,7 +264,7 @@ def summarize_rules(text: str, previous_summary: str = "", max_words: int = 120)
 
     >>> summarize_rules("user: Hi! I'm Maya.\\nassistant: Nice to meet you.\\n"
     ...                 "user: Let's use PostgreSQL for its JSONB support.")
-    "User's name is Maya. Decided to use PostgreSQL for its JSONB support."
+    'The user is Maya. The user decided to use PostgreSQL for its JSONB support.'
     """
     text = normalise(require_text("text", text, allow_empty=True))
     previous_summary = normalise(require_text("previous_summary", previous_summary, allow_empty=True))
@@ -272,23 +291,27 @@ def _new_units(text: str, order: int) -> list[_Unit]:
             rewritten = _rewrite(sentence, role) if _salient(sentence, role, facts) else ""
             if rewritten:
                 # The facts must speak like the text they belong to ("my sister's" ->
-                # "User's sister's"), or nothing can check that a trimmed sentence still holds them.
+                # "their sister's"), or nothing can check that a trimmed sentence still holds them.
                 facts = [t._replace(value=_third_person_words(t.value, role)) for t in facts]
                 units.append(_make_unit(rewritten, role, order + len(units), facts))
     return units
 
 
 def _latest(units: list[_Unit]) -> list[_Unit]:
-    """Retire every sentence whose facts have all been given a newer value later on."""
+    """Retire every sentence whose facts have all been given a newer value later on, and mark
+    the sentences stating those newer values as changes."""
     latest: dict[tuple[str, str], str] = {}
     kept: list[_Unit] = []
+    changed: set[tuple[str, str, str]] = set()
     for unit in reversed(units):   # walk backwards, remembering the latest values
         replaced = unit.triples and all((e, a) in latest and latest[(e, a)] != v for e, a, v in unit.triples)
-        if not replaced:
+        if replaced:
+            changed.update((e, a, latest[(e, a)]) for e, a, _ in unit.triples)
+        else:
             kept.append(unit)
         for e, a, v in unit.triples:
             latest.setdefault((e, a), v)
-    return kept[::-1]
+    return [u._replace(changed=u.changed or bool(changed.intersection(u.triples))) for u in kept[::-1]]
 
 
 def _unique(units: list[_Unit]) -> list[_Unit]:

@@ -1,15 +1,14 @@
 """Semantic long-term memory: store moments, find them by meaning, let them fade.
 
-A query ranks every memory at once: relevance (BM25 blended with vector cosine, a reply inheriting from the
-turn it answers) meets importance and age in one of three scores (``SCORINGS``). A fact's key lets "favorite color
-is green" retire "favorite color is blue"; consolidation merges near-duplicates; pruning retires what nobody
-recalls. Every write returns its Changes; every memory has a stable id ("s0", "s1", …).
+A query ranks every memory at once: relevance (BM25 blended with vector cosine; a reply said within six hours
+inherits from the turn it answers) meets importance and age in one of four scores (``SCORINGS``). A fact's key
+lets "favorite color is green" retire "favorite color is blue"; consolidation merges near-duplicates; pruning
+retires what nobody recalls. Every write returns its Changes; every memory has a stable id ("s0", "s1", …).
 
 Taught in notebooks/05_semantic_memory.ipynb.
 """
 from __future__ import annotations
 
-import math
 import re
 from collections.abc import Callable
 from dataclasses import replace
@@ -30,7 +29,7 @@ from teachmem.core.words import content_words, stem
 from teachmem.llm import extract_facts
 
 SETTINGS = ("decay_rate", "lexical_weight", "reply_weight", "scoring", "context_top_k")
-DAY_US, HOUR_US = 86_400_000_000, 3_600_000_000     # time is kept in whole microseconds since EPOCH
+DAY_US, HOUR_US, REPLY_GAP_US = 86_400_000_000, 3_600_000_000, 21_600_000_000   # µs since EPOCH; a reply: <= 6 h
 
 
 def epoch_us(when: datetime) -> int:
@@ -40,7 +39,7 @@ def epoch_us(when: datetime) -> int:
 
 def decay_factor(days, rate: float) -> np.ndarray:
     """``rate ** days`` for every memory (rate > 0): with 0.95, 10 days leave 0.599 of a score, 20 days 0.358."""
-    return np.exp(np.asarray(days, dtype=np.float64) * math.log(rate))
+    return np.power(float(rate), np.asarray(days, dtype=np.float64))
 
 
 def min_max(values, mask: np.ndarray | None = None) -> np.ndarray:
@@ -87,20 +86,22 @@ def generative_agents_score(relevance, importance, hours_since_access, mask, rec
     return {"score": sum(w * p for w, p in zip(weights, parts.values(), strict=True)), **parts}
 
 
-def memorybank_retention(days, strength) -> np.ndarray:
-    """The MemoryBank forgetting curve R = exp(-t / S) (Zhong et al., 2023): a larger S fades more slowly."""
-    return np.exp(-np.maximum(np.asarray(days, dtype=np.float64), 0.0) / np.asarray(strength, dtype=np.float64))
-
-
 def memorybank_score(relevance, importance, days_since_recall, strength, **_) -> dict:
-    """relevance × importance × MemoryBank retention; every recall adds 1 to the strength S."""
-    retention = memorybank_retention(days_since_recall, strength)
+    """relevance × importance × MemoryBank's retention exp(-days since recalled / (1 + recalls)) (Zhong et al., 2024)."""
+    retention = np.exp(-np.maximum(np.asarray(days_since_recall, np.float64), 0.0) / np.asarray(strength, float))
     return {"score": relevance * importance * retention, "relevance": relevance, "importance": importance,
             "retention": retention, "strength": np.asarray(strength, float)}
 
 
-SCORINGS: dict[str, Callable[..., dict]] = {    # the scores a store can rank by
-    "product": product_score, "generative_agents": generative_agents_score, "memorybank": memorybank_score}
+def half_life_score(relevance, importance, days_since_recall, half_life_days=30.0, floor=0.5, **_) -> dict:
+    """relevance × recency × (½ + ½ importance); recency halves every ``half_life_days`` unrecalled, down to ``floor``."""
+    recency = floor + (1.0 - floor) * 0.5 ** (np.asarray(days_since_recall, np.float64) / half_life_days)
+    return {"score": relevance * recency * (0.5 + 0.5 * np.asarray(importance, np.float64)),
+            "relevance": relevance, "importance": importance, "recency": recency}
+
+
+SCORINGS: dict[str, Callable[..., dict]] = {"product": product_score, "generative_agents": generative_agents_score,
+                                            "memorybank": memorybank_score, "half_life": half_life_score}
 
 
 def fact_key(fact: str) -> str:
@@ -154,9 +155,7 @@ class SemanticMemoryStore:
 
     def now(self, now: datetime | None = None) -> datetime:
         """``now`` if given, else the clock's time; naive UTC either way."""
-        if now is not None:
-            return require_datetime("now", now)
-        return require_datetime("clock()", self.clock(), allow_none=False)
+        return require_datetime("now", now) if now is not None else require_datetime("clock()", self.clock(), False)
 
     def store(self, text: str, memory_type: str = "general", importance: float = 0.5,
               timestamp: datetime | None = None, **metadata) -> list[Change]:
@@ -176,7 +175,8 @@ class SemanticMemoryStore:
 
     def _append(self, text: str, memory_type: str, vector, metadata: dict, **numbers) -> int:
         thread = (metadata.get("user_id"), metadata.get("session_id"), memory_type)
-        previous = -1 if memory_type == "fact" else self.threads.get(thread, -1)   # facts stand alone
+        last = -1 if memory_type == "fact" else self.threads.get(thread, -1)   # facts stand alone
+        previous = last if last < 0 or numbers["created"] - self.table["created"][last] <= REPLY_GAP_US else -1
         row = self.table.append(vector, {**{k: v for k, v in metadata.items() if k != "timestamp"},
                                          "memory_type": memory_type},
                                 **{"previous": previous, "live": True, **numbers})

@@ -1,0 +1,380 @@
+"""The 30-turn comparison made for a screen a class watches, and the extraction visualiser in HTML.
+
+``ComparisonChart`` draws a replay at any turn on one figure and redraws it
+by moving its artists: the tokens each strategy sends, turn by turn, with the
+turn marked; which facts each strategy still holds; how many facts it recalls
+and leaks. ``turn_caption``, ``comparison_html`` and ``extraction_html`` are
+the text parts, as HTML that wraps at words. ``ComparisonWidget`` and
+``ExtractionWidget`` put a slider above them; their callbacks only call these
+views. ``make app`` serves them on notebooks/app/compare_live.ipynb, a page
+made for projecting.
+
+Taught in notebooks/07_compare_strategies.ipynb.
+"""
+from __future__ import annotations
+
+import html
+import io
+import itertools
+import threading
+from collections.abc import Mapping, Sequence
+from typing import Any
+from urllib.parse import parse_qs
+
+import ipywidgets
+import numpy as np
+import PIL.Image
+from matplotlib.axes import Axes
+from matplotlib.backends.backend_agg import FigureCanvasAgg
+from matplotlib.figure import Figure
+
+from teachmem.core.change import Change
+from teachmem.lab.replay import Replay
+from teachmem.lab.scenarios import Fact, Scenario
+from teachmem.lessons.common import OKABE_ITO, short
+from teachmem.lessons.compare import change_words, comparison_rows, extraction_row, question_needs
+
+# What a strategy's context does with a fact after a turn, and how the chart draws it.
+FACT_STATES: dict[str, dict[str, Any]] = {
+    "held": {"marker": "o", "s": 70, "color": "#0072B2"},
+    "missing": {"marker": "o", "s": 70, "facecolors": "none", "edgecolors": "0.45"},
+    "leaked": {"marker": "X", "s": 90, "color": "#D55E00"},
+    "no longer true": {"marker": "_", "s": 70, "color": "0.6"},
+    "not said yet": {"marker": ".", "s": 12, "color": "0.8"},
+}
+NO_POINTS = np.empty((0, 2))
+
+
+def checked_turn(replay: Replay, turn: object) -> int:
+    """``turn`` if it is a turn of ``replay`` (an int from 1 to its length), else a clear ValueError."""
+    if isinstance(turn, bool) or not isinstance(turn, int) or not 1 <= turn <= len(replay.scenario):
+        raise ValueError(f"turn must be an int between 1 and {len(replay.scenario)}, got {turn!r}")
+    return turn
+
+
+def fact_state(fact: Fact, turn: int, holds: frozenset[str], leaks: frozenset[str]) -> str:
+    """One of ``FACT_STATES`` for ``fact`` in a context that holds ``holds`` and leaks ``leaks`` after ``turn``."""
+    if fact.stated_turn > turn:
+        return "not said yet"
+    if fact.is_current(turn):
+        return "held" if fact.id in holds else "missing"
+    return "leaked" if fact.id in leaks else "no longer true"
+
+
+def recalled_and_leaked(replay: Replay, strategy: str, turn: int) -> tuple[int, int, int]:
+    """(facts true after ``turn`` that the context holds, facts true then, superseded facts it leaks)."""
+    step = replay.at(strategy, turn)
+    current = [f for f in replay.scenario.facts if f.is_current(turn)]
+    return sum(f.id in step.holds for f in current), len(current), len(step.leaks)
+
+
+# ---------------------------------------------------------------- the chart
+class ComparisonChart:
+    """One figure for a replay, redrawn for any turn; ``png(turn)`` is what the widget shows.
+
+    Only the artists that depend on the turn move, and the layout is worked out
+    once, so a redraw costs one render. The picture of a turn does not depend on
+    the turns drawn before it. ``ComparisonWidget`` shows it in notebook 07 and on the `make app` page.
+    """
+
+    def __init__(self, replay: Replay, width: float = 11, height: float = 4.3):
+        self.replay, self.names = replay, replay.strategies
+        self.fig = Figure(figsize=(width, height), dpi=100, layout="constrained")
+        self.canvas = FigureCanvasAgg(self.fig)
+        ax_tokens, ax_facts, ax_recall = self.fig.subplots(1, 3, width_ratios=[1.45, 1, 0.95])
+        self._tokens_panel(ax_tokens)
+        self._facts_panel(ax_facts)
+        self._recall_panel(ax_recall)
+        self._pngs: dict[int, bytes] = {}
+        self._lock = threading.Lock()          # one drawing at a time: the widget's and ``prerender``'s
+        self.moving = sorted([*self.lines, *self.dots, self.marker, *self.states.values(), *self.recalled,
+                              *self.leaked, *self.counts], key=lambda artist: artist.get_zorder())
+        self.draw(len(replay.scenario))
+        self.canvas.draw()
+        self.fig.set_layout_engine("none")     # every turn keeps the same layout ...
+        for artist in self.moving:             # ... and the same background: only what moves is drawn again
+            artist.set_animated(True)
+        self.canvas.draw()
+        self._background = self.canvas.copy_from_bbox(self.fig.bbox)
+
+    def _tokens_panel(self, ax: Axes) -> None:
+        turns = np.arange(1, len(self.replay.scenario) + 1)
+        self.ax_tokens, self.lines, self.dots = ax, [], []
+        for i, name in enumerate(self.names):
+            colour = OKABE_ITO[i % len(OKABE_ITO)]
+            ax.plot(turns, self.replay.tokens(name), color=colour, lw=1, alpha=0.3)
+            self.lines.append(ax.plot([], [], color=colour, lw=2.2, label=name)[0])
+            self.dots.append(ax.plot([], [], "o", color=colour, ms=6)[0])
+        self.marker = ax.axvline(1, color="0.35", ls="--", lw=1)
+        top = max(max(self.replay.tokens(n)) for n in self.names)
+        ax.set(xlim=(0.5, len(turns) + 0.5), ylim=(0, top * 1.08), xlabel="turn", ylabel="tokens in the context")
+        ax.set_title("Tokens sent after each turn (the dashed line: this turn)", fontsize=10)
+        ax.legend(loc="upper left", fontsize=8.5)
+
+    def _facts_panel(self, ax: Axes) -> None:
+        facts = self.replay.scenario.facts
+        self.ax_facts = ax
+        self.states = {state: ax.scatter([], [], label=state, **style) for state, style in FACT_STATES.items()}
+        ax.set_xticks(range(len(self.names)), self.names, rotation=35, ha="right", fontsize=8.5)
+        ax.set_yticks(range(len(facts)), [short(f.value, 18) for f in facts], fontsize=8)
+        ax.set(xlim=(-0.6, len(self.names) - 0.4), ylim=(len(facts) - 0.5, -0.5))
+        ax.set_title("What each strategy holds now", fontsize=10)
+        ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.2), ncols=3, fontsize=8, frameon=False,
+                  handletextpad=0.2, columnspacing=0.8)
+
+    def _recall_panel(self, ax: Axes) -> None:
+        rows = np.arange(len(self.names))
+        self.ax_recall = ax
+        self.recalled = ax.barh(rows - 0.19, np.zeros(len(rows)), 0.36, color="#0072B2", label="recalled (true now)")
+        self.leaked = ax.barh(rows + 0.19, np.zeros(len(rows)), 0.36, color="#D55E00",
+                              label="leaked (replaced, sent as true)")
+        self.counts = [ax.text(0, float(y), "", va="center", fontsize=8) for y in rows]
+        ax.set_yticks(rows, self.names, fontsize=8.5)
+        ax.set(xlim=(0, len(self.replay.scenario.facts) + 1.5), ylim=(len(rows) - 0.5, -0.5), xlabel="facts")
+        ax.set_title("Facts recalled and leaked now", fontsize=10)
+        ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.2), ncols=1, fontsize=8, frameon=False)
+
+    def draw(self, turn: int) -> None:
+        """Move every artist to ``turn``."""
+        turn = checked_turn(self.replay, turn)
+        for name, line, dot in zip(self.names, self.lines, self.dots, strict=True):
+            tokens = self.replay.tokens(name)[:turn]
+            line.set_data(range(1, turn + 1), tokens)
+            dot.set_data([turn], [tokens[-1]])
+        self.marker.set_xdata([turn, turn])
+        self._draw_facts(turn)
+        self._draw_recall(turn)
+
+    def _draw_facts(self, turn: int) -> None:
+        points: dict[str, list[tuple[int, int]]] = {state: [] for state in FACT_STATES}
+        for x, name in enumerate(self.names):
+            step = self.replay.at(name, turn)
+            for y, fact in enumerate(self.replay.scenario.facts):
+                points[fact_state(fact, turn, step.holds, step.leaks)].append((x, y))
+        for state, artist in self.states.items():
+            artist.set_offsets(np.array(points[state], dtype=float).reshape(-1, 2) if points[state] else NO_POINTS)
+
+    def _draw_recall(self, turn: int) -> None:
+        for name, recalled, leaked, text in zip(self.names, self.recalled, self.leaked, self.counts, strict=True):
+            held, true, leaks = recalled_and_leaked(self.replay, name, turn)
+            recalled.set_width(held)
+            leaked.set_width(leaks)
+            text.set_x(max(held, leaks) + 0.2)
+            text.set_text(f"{held}/{true}" + (f", {leaks} leaked" if leaks else ""))
+
+    def png(self, turn: int) -> bytes:
+        """The chart at ``turn`` as PNG bytes (drawn once per turn, then kept)."""
+        turn = checked_turn(self.replay, turn)
+        with self._lock:
+            if turn not in self._pngs:
+                canvas = self.canvas
+                canvas.restore_region(self._background)
+                self.draw(turn)
+                for artist in self.moving:
+                    self.fig.draw_artist(artist)
+                buffer = io.BytesIO()
+                PIL.Image.fromarray(np.asarray(canvas.buffer_rgba())[..., :3]).save(buffer, format="png",
+                                                                                    compress_level=1)
+                self._pngs[turn] = buffer.getvalue()
+            return self._pngs[turn]
+
+    @property
+    def turns_drawn(self) -> list[int]:
+        """The turns whose picture is kept, in order."""
+        return sorted(self._pngs)
+
+    def prerender(self) -> threading.Thread:
+        """Draw every turn in a background thread, so that later steps of a slider only look the picture up."""
+        thread = threading.Thread(target=lambda: [self.png(t) for t in range(1, len(self.replay.scenario) + 1)],
+                                  name="prerender", daemon=True)
+        thread.start()
+        return thread
+
+
+# ---------------------------------------------------------------- text as HTML, wrapping at words
+BOX = "font-size:15px;line-height:1.45;max-width:1100px;overflow-wrap:break-word;white-space:normal"
+CELL = "padding:4px 8px;border-bottom:1px solid #ddd;text-align:left;vertical-align:top"
+EVENT_COLOURS = {"ADD": "#009E73", "UPDATE": "#0072B2", "DELETE": "#D55E00", "NOOP": "#6b6b6b"}
+
+
+def _esc(text: object) -> str:
+    return html.escape(str(text))
+
+
+def turn_caption(replay: Replay, turn: int) -> str:
+    """What was said on ``turn``, as a line or two of HTML above the chart."""
+    said = replay.scenario.turns[checked_turn(replay, turn) - 1]
+    return (f'<div style="{BOX};min-height:2.9em"><b>Turn {turn} of {len(replay.scenario)}</b> · '
+            f"<i>{_esc(said.role)}</i>: {_esc(' '.join(said.content.split()))}</div>")
+
+
+def _sent(context: Sequence[dict]) -> str:
+    """What a context would send, shortened: each memory block, then how many messages and the last one."""
+    parts = [f"<div><i>{_esc(m['role'])}</i>: {_esc(short(m['content'], 220))}</div>"
+             for m in context if m["role"] == "system"]
+    talk = [m for m in context if m["role"] != "system"]
+    if talk:
+        parts.append(f"<div>{len(talk)} message{'' if len(talk) == 1 else 's'}, the last: "
+                     f"<i>{_esc(talk[-1]['role'])}</i>: {_esc(short(talk[-1]['content'], 90))}</div>")
+    return "".join(parts) or "nothing yet"
+
+
+def _flag(flag: bool | None) -> str:
+    return "–" if flag is None else ("✓ yes" if flag else "✗ no")
+
+
+def comparison_html(replay: Replay, turn: int) -> str:
+    """Every strategy after ``turn`` as an HTML table that wraps at words: tokens, model calls, whether it
+    knows of the change and answers the question, the stale facts it sends and what it would send.
+
+    The same rows as ``teachmem.lessons.compare.comparison_view``; ``ComparisonWidget`` shows it.
+    """
+    rows, scenario = comparison_rows(replay, checked_turn(replay, turn)), replay.scenario
+    question = scenario.questions[0]
+    heads = ["strategy", "tokens", "model calls", f"knows {change_words(scenario)}", f"answers turn {question.turn}",
+             "stale facts sent", "what it would send"]
+    body = "".join(
+        "<tr>" + "".join(f'<td style="{CELL}">{cell}</td>' for cell in (
+            f"<b>{_esc(r.strategy)}</b>", f"{r.tokens:,}", r.calls, _flag(r.knows), _flag(r.answers),
+            _esc(", ".join(r.stale) or "–"), _sent(r.context))) + "</tr>" for r in rows)
+    return (f'<div style="{BOX}"><p>The turn-{question.turn} question needs {_esc(question_needs(scenario))}. '
+            "– means it cannot be judged yet.</p>"
+            '<table style="border-collapse:collapse;width:100%;table-layout:auto">'
+            "<tr>" + "".join(f'<th style="{CELL}">{_esc(h)}</th>' for h in heads) + f"</tr>{body}</table></div>")
+
+
+def marked_html(text: str, spans: Sequence[tuple[int, int]]) -> str:
+    """``text`` as HTML with the characters of each ``(start, end)`` span in a ``<mark>``, numbered 1, 2, …
+    after its last character (overlapping spans share their common part). A span outside the text is a ValueError.
+
+    >>> marked_html("use MySQL 8", [(4, 9)])
+    'use <mark style="background:#F0E442;padding:0 2px">MySQL<sup>1</sup></mark> 8'
+    """
+    for start, end in spans:
+        if not 0 <= start <= end <= len(text):
+            raise ValueError(f"span must lie within the message's {len(text)} characters, got {(start, end)}")
+    cuts = sorted({0, len(text), *(p for span in spans for p in span)})
+    out = [_numbers(spans, 0)]
+    for a, b in itertools.pairwise(cuts):
+        piece = _esc(text[a:b]) + _numbers(spans, b)
+        inside = any(start <= a and b <= end for start, end in spans)
+        out.append(f'<mark style="background:#F0E442;padding:0 2px">{piece}</mark>' if inside else piece)
+    return "".join(out)
+
+
+def _numbers(spans: Sequence[tuple[int, int]], at: int) -> str:
+    return "".join(f"<sup>{i}</sup>" for i, (start, end) in enumerate(spans, 1) if end == at)
+
+
+def _event_html(item: Change | str, number: int | None) -> str:
+    if not isinstance(item, Change):
+        return f"<li>{_esc(item)}</li>"
+    badge = (f'<b style="color:#fff;background:{EVENT_COLOURS.get(item.event, "#6b6b6b")};padding:0 4px;'
+             f'border-radius:3px">{_esc(item.event)}</b>')
+    was = f" <i>(was: {_esc(item.previous)})</i>" if item.previous is not None else ""
+    why = f" · {_esc(item.reason)}" if item.reason else ""
+    words = f" <sup>{number}</sup>" if number is not None else ""
+    return f"<li>{badge}{words} {_esc(item.id)}: {_esc(item.text)}{was}{why}</li>"
+
+
+def _extractor_html(name: str, items: Sequence[Change | str], message: str | None) -> str:
+    changes = [c for c in items if isinstance(c, Change) and c.span is not None]
+    spans = [c.span for c in changes if c.span is not None]
+    numbers = {id(c): i for i, c in enumerate(changes, 1)}
+    marked = (marked_html(message, spans) if spans and message is not None
+              else '<span style="color:#6b6b6b">no words singled out</span>')
+    events = "".join(_event_html(item, numbers.get(id(item))) for item in items) or \
+        "<li>nothing: this write changed nothing</li>"
+    return (f'<div style="grid-column:1/-1;border-top:1px solid #ccc;padding-top:4px"><b>{_esc(name)}</b></div>'
+            f'<div>{marked}</div><ul style="margin:0;padding-left:1.2em">{events}</ul>')
+
+
+def extraction_html(extracted: Mapping[int, Mapping[str, Sequence[Change | str]]], turn: int,
+                    scenario: Scenario | None = None) -> str:
+    """What each system did with the message of ``turn``, as HTML: the message with the words each Change's
+    ``span`` points at highlighted (numbered), and the write's events beside it, numbered alike.
+
+    The same records as ``teachmem.lessons.compare.extraction_view``; ``ExtractionWidget`` shows it.
+    """
+    rows = extraction_row(extracted, turn)
+    message = scenario.turns[turn - 1].content if scenario is not None else None
+    said = f" ({_esc(scenario.turns[turn - 1].role)})" if scenario is not None else ""
+    cells = "".join(_extractor_html(name, items, message) for name, items in rows)
+    return (f'<div style="{BOX}"><p><b>The message of turn {turn}</b>{said}, and what each system\'s write of it '
+            "changed</p><div style=\"display:grid;grid-template-columns:minmax(0,1fr) minmax(0,1fr);gap:4px 20px\">"
+            f"{cells}</div></div>")
+
+
+# ---------------------------------------------------------------- widgets
+def turn_from_query(query: str | None, last: int, default: int = 1) -> int:
+    """The turn a page's address asks for (``?turn=17``), or ``default`` without one.
+
+    Voilà hands a page's query string to its kernel as ``os.getenv("QUERY_STRING")``.
+    A turn that is not a whole number from 1 to ``last`` is a ValueError.
+    """
+    values = parse_qs(query or "", keep_blank_values=True).get("turn")
+    if not values:
+        return default
+    if not values[-1].strip().isdigit() or not 1 <= int(values[-1]) <= last:
+        raise ValueError(f"turn in the page's address must be a whole number from 1 to {last}, got {values[-1]!r}")
+    return int(values[-1])
+
+
+class ComparisonWidget(ipywidgets.VBox):
+    """The 30-turn comparison as a class watches it: a turn slider (and a play button) above what was said,
+    the chart, and the table; moving the turn redraws the chart. The callback only calls the views.
+    With ``prerender`` the chart of every turn is drawn in the background as soon as the widget shows.
+
+    Taught in notebooks/07_compare_strategies.ipynb.
+    """
+
+    def __init__(self, replay: Replay, turn: int = 1, *, interval: int = 1500, prerender: bool = False):
+        last, turn = len(replay.scenario), checked_turn(replay, turn)     # a bad turn fails before any drawing
+        self.replay, self.chart = replay, ComparisonChart(replay)
+        self.slider = ipywidgets.IntSlider(value=turn, min=1, max=last, description="turn",
+                                           layout=ipywidgets.Layout(width="min(720px, 100%)"))
+        self.play = ipywidgets.Play(value=turn, min=1, max=last, interval=interval)
+        ipywidgets.jslink((self.play, "value"), (self.slider, "value"))
+        self.caption, self.details = ipywidgets.HTML(), ipywidgets.HTML()
+        width = int(self.chart.fig.get_figwidth() * 100)
+        self.image = ipywidgets.Image(format="png", layout=ipywidgets.Layout(width=f"min({width}px, 100%)"))
+        super().__init__([ipywidgets.HBox([self.play, self.slider]), self.caption, self.image, self.details])
+        self.slider.observe(self.show, names="value")
+        self.show()
+        if prerender:      # the other turns, drawn while the class looks at this one
+            self.chart.prerender()
+
+    def show(self, _change: object = None) -> None:
+        """Redraw for the slider's turn."""
+        turn = self.slider.value
+        self.image.value = self.chart.png(turn)
+        self.caption.value = turn_caption(self.replay, turn)
+        self.details.value = comparison_html(self.replay, turn)
+
+    def __repr__(self) -> str:
+        return f"ComparisonWidget(turn {self.slider.value} of {len(self.replay.scenario)})"
+
+
+class ExtractionWidget(ipywidgets.VBox):
+    """The extraction visualiser: a message slider above ``extraction_html`` for that message.
+
+    Taught in notebooks/07_compare_strategies.ipynb.
+    """
+
+    def __init__(self, extracted: Mapping[int, Mapping[str, Sequence[Change | str]]], scenario: Scenario,
+                 turn: int = 1):
+        self.extracted, self.scenario = extracted, scenario
+        extraction_row(extracted, turn)      # a bad turn fails here, before any widget exists
+        self.slider = ipywidgets.IntSlider(value=turn, min=min(extracted), max=max(extracted), description="message",
+                                           layout=ipywidgets.Layout(width="min(720px, 100%)"))
+        self.view = ipywidgets.HTML()
+        super().__init__([self.slider, self.view])
+        self.slider.observe(self.show, names="value")
+        self.show()
+
+    def show(self, _change: object = None) -> None:
+        """Show the slider's message."""
+        self.view.value = extraction_html(self.extracted, self.slider.value, self.scenario)
+
+    def __repr__(self) -> str:
+        return f"ExtractionWidget(message {self.slider.value} of {len(self.extracted)})"

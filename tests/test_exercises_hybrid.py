@@ -1,0 +1,108 @@
+"""Every exercise of notebooks 06 and 07 is honest: the worked solution passes its checker, a plausible
+wrong answer fails it, and an answer that only calls teachmem's own implementation fails it too."""
+import pytest
+
+from conftest import load_solutions
+from teachmem import HybridMemoryManager, load_scenario
+from teachmem.lab.replay import comparison_strategies, feed, replay
+from teachmem.lessons import compare, hybrid
+
+S06, S07 = load_solutions("06_hybrid_manager"), load_solutions("07_compare_strategies")
+
+
+@pytest.fixture(scope="module")
+def project():
+    return load_scenario("project_30")
+
+
+def verdicts(check, answers, capsys):
+    """The checker's verdict and printed line for each answer."""
+    out = []
+    for answer in answers:
+        passed = bool(check(answer))
+        out.append((passed, capsys.readouterr().out.strip()))
+    return out
+
+
+# ---------------------------------------------------------------- 6.1 · predict, then run: the skip rule
+def test_6_1_the_predicted_turns_of_a_skipping_window(project, capsys):
+    kept_by_teachmem = {c.turn for c in feed(HybridMemoryManager(hybrid.TIGHT_BUDGET), project, 28)
+                        .explain_prompt(project.turns[28].content).kept("message")}
+    (solution, sol_line), (wrong, wrong_line), (own, own_line) = verdicts(
+        hybrid.check_predicted_turns,
+        [S06.predicted_turns,
+         {19, 23, 25, 26, 27, 28},          # forgot that turn 23 used up what was left
+         kept_by_teachmem],                  # the manager's own window: it stops, it does not skip
+        capsys)
+    assert solution and sol_line == "✅ predicted_turns: passed"
+    assert not wrong and "the skip rule keeps turns [23, 25, 26, 27, 28]" in wrong_line
+    assert not own and "it stops at the first message that does not fit" in own_line
+
+
+def test_6_1_asks_for_turn_numbers_and_waits_for_a_prediction(capsys):
+    assert not hybrid.check_predicted_turns(...)
+    assert "not answered yet" in capsys.readouterr().out
+    assert not hybrid.check_predicted_turns("23, 25")
+    assert "predicted_turns must be a set of turn numbers" in capsys.readouterr().out
+
+
+# ---------------------------------------------------------------- 6.2 · modify and observe: fact_share
+def test_6_2_a_fact_share_that_saves_the_mysql_fact(capsys):
+    results = verdicts(hybrid.check_fact_share,
+                       [S06.fact_share,
+                        0.17,                              # small facts squeeze in, MySQL still misses
+                        0.5,                               # MySQL in, but the window loses turns
+                        HybridMemoryManager().fact_share,  # teachmem's own default
+                        0.9],                              # with memory_share 0.15, more than the room
+                       capsys)
+    assert results[0] == (True, "✅ fact_share: passed")
+    assert not results[1][0] and "still lacks MySQL" in results[1][1]
+    assert not results[2][0] and "the window lost turn(s)" in results[2][1]
+    assert not results[3][0] and "still lacks MySQL" in results[3][1]
+    assert not results[4][0] and "fact_share + memory_share must be at most 1" in results[4][1]
+    assert not hybrid.check_fact_share("0.2")
+    assert "fact_share must be a number" in capsys.readouterr().out
+
+
+# ---------------------------------------------------------------- 7.1 · predict, then run: sixty turns
+def test_7_1_the_cost_of_twice_the_turns(project, capsys):
+    buffer = replay(project, {"buffer": comparison_strategies()["buffer"]}).tokens("buffer")
+    read_off_teachmem = buffer[29] / buffer[14]   # twice the turns, read off teachmem's replay: about 2
+    (solution, _), (wrong, wrong_line), (own, _), (stub, stub_line) = verdicts(
+        compare.check_predicted_ratio, [S07.predicted_ratio, 2, read_off_teachmem, ...], capsys)
+    assert solution and not wrong and not own and not stub
+    assert "each of the later turns also sends a context twice as long" in wrong_line
+    assert "not answered yet" in stub_line
+
+
+# ---------------------------------------------------------------- 7.2 · modify and observe: the window
+def test_7_2_window_settings_that_answer_without_leaking(capsys):
+    window = comparison_strategies()["window"]()     # teachmem's own settings for the comparison
+    results = verdicts(compare.check_window_settings,
+                       [S07.window_settings,
+                        dict(recent_k=6, important_k=3),         # leaks nothing, but pytest is gone
+                        dict(recent_k=14, important_k=4),        # answers, at twice the tokens allowed
+                        dict(recent_k=window.recent_k, important_k=window.important_k),
+                        dict(recent_k=0, important_k=2),
+                        (6, 2)],
+                       capsys)
+    assert results[0] == (True, "✅ window_settings: passed")
+    assert not results[1][0] and "it lacks pytest" in results[1][1]
+    assert not results[2][0] and "at most 300 is the goal" in results[2][1]
+    assert not results[3][0] and "as current from turn 26 on" in results[3][1]
+    assert not results[4][0] and "recent_k must be an int >= 1" in results[4][1]
+    assert not results[5][0] and "window_settings must be a dict with recent_k and important_k" in results[5][1]
+
+
+# ---------------------------------------------------------------- 7.3 · write it: the cheapest answer
+def test_7_3_the_cheapest_strategy_that_answers(capsys):
+    def first_that_answers(r, turn):                # teachmem's Replay.answers alone: not the cheapest
+        return next((n for n in r.strategies if r.answers(n, turn, r.scenario.questions[0])), None)
+
+    results = verdicts(compare.check_cheapest_answer,
+                       [S07.cheapest_answer,
+                        lambda r, turn: min(r.strategies, key=lambda n: r.at(n, turn).tokens),   # ignores answers
+                        first_that_answers],
+                       capsys)
+    assert [passed for passed, _ in results] == [True, False, False]
+    assert "'buffer' answers with 551 tokens, but 'summary' answers with" in results[2][1]

@@ -1,0 +1,182 @@
+"""Every exercise of notebooks 03 and 04, proven both ways.
+
+For each: the worked solution (notebooks/solutions/) passes; a plausible wrong answer fails; an answer
+that just hands the job to teachmem's own implementation fails; an untouched stub says so without
+raising.
+"""
+from __future__ import annotations
+
+from datetime import datetime
+
+import pytest
+
+from conftest import load_solutions, proves_checker
+from teachmem import EntityMemory, OfflineLLM, SummaryMemory, Triple, summarize
+from teachmem.lessons import entity as lesson04
+from teachmem.lessons import summary as lesson03
+
+s03 = load_solutions("03_summary_memory")
+s04 = load_solutions("04_entity_memory")
+
+
+def passes(result, capsys) -> bool:
+    out = capsys.readouterr().out
+    assert ("✅" in out) == bool(result), out
+    return bool(result)
+
+
+# ------------------------------------------------ 3.1 predict, then run: what drifts first
+def test_3_1_the_worked_prediction_holds(capsys):
+    assert passes(lesson03.check_drift_prediction(s03.drift_prediction), capsys)
+
+
+@pytest.mark.parametrize("first_to_go, kept", [
+    ("auth_jwt", 6),              # the long login sentence goes, but not first
+    ("user_name", 6),             # the oldest is not the first to go
+    ("db_reason_jsonb", 2),       # right fact, far too much drift
+    ("db_reason_jsonb", 8),       # "nothing is lost"
+])
+def test_3_1_wrong_predictions_fail(first_to_go, kept, capsys):
+    assert not passes(lesson03.check_drift_prediction((first_to_go, kept)), capsys)
+
+
+def test_3_1_handing_over_teachmem_output_instead_of_a_prediction_fails(capsys):
+    rounds = lesson03.follow_up_rounds()
+    # the summary itself, and its length, are not the fact id and the count asked for
+    assert not passes(lesson03.check_drift_prediction((rounds[-1], len(rounds[-1].split()))), capsys)
+
+
+def test_3_1_an_empty_prediction_waits(capsys):
+    assert not lesson03.check_drift_prediction((None, None))
+    assert "write your prediction first" in capsys.readouterr().out
+    assert not lesson03.check_drift_prediction("db_reason_jsonb")
+    assert "expected (first_to_go, kept_at_the_end)" in capsys.readouterr().out
+
+
+def test_3_1_the_answer_is_what_the_notebook_shows():
+    rounds, facts = lesson03.follow_up_rounds(), lesson03.first_day_facts()
+    assert len(rounds) == len(lesson03.FOLLOW_UP) + 1 and len(facts) == 8
+    assert all(len(r.split()) <= 120 for r in rounds)          # the default limit, no shrinking forced
+
+
+# ------------------------------------------------ 3.2 split_for_summary
+def test_3_2_split_for_summary(capsys):
+    proves_checker(lesson03.check_split_for_summary, s03.split_for_summary,
+                   [lambda m, k: (m[:-k], m[-k:]),                       # keep_recent=0 keeps everything
+                    lambda m, k: (m[:len(m) // 2], m[len(m) // 2:]),     # always half
+                    lambda m, k: (m[k:], m[:k])], capsys)                # keeps the oldest
+
+
+def split_by_summary_memory(messages, keep_recent):
+    """Let teachmem's SummaryMemory do the split: fill one whose fold falls on the last message."""
+    memory = SummaryMemory(summarize_every=max(len(messages), 1), keep_recent=keep_recent)
+    for m in messages:
+        memory.add(m["role"], m["content"])
+    recent = [{"role": m.role, "content": m.content} for m in memory.buffer]
+    return messages[:len(messages) - len(recent)], recent
+
+
+def test_3_2_handing_the_job_to_summary_memory_fails(capsys):
+    assert not passes(lesson03.check_split_for_summary(split_by_summary_memory), capsys)
+
+
+# ------------------------------------------------ 3.3 modify and observe: pins that stop the drift
+def test_3_3_the_worked_pins_pass(capsys):
+    assert passes(lesson03.check_my_pins(s03.my_pins), capsys)
+
+
+@pytest.mark.parametrize("pins", [
+    ["Database: PostgreSQL, chosen for its JSONB support"],                    # the notebook's start
+    ["Name: Maya", "Tests: pytest with a coverage report"],                    # pins what never drifts
+    ["Database: PostgreSQL for JSONB", "Login: JWT", "Front-end: React"],       # too many pins
+    ["Database: PostgreSQL, chosen for its JSONB support, and the login uses short JWT access tokens"],  # too long
+    "Database: PostgreSQL for JSONB; login: JWT",                              # a string, not a list
+])
+def test_3_3_wrong_pins_fail(pins, capsys):
+    assert not passes(lesson03.check_my_pins(pins), capsys)
+
+
+def test_3_3_pinning_teachmem_summaries_fails(capsys):
+    first_day = lesson03.transcript(lesson03.load_scenario("project_30").turns[:lesson03.FIRST_DAY])
+    assert not passes(lesson03.check_my_pins([lesson03.follow_up_rounds()[-1]]), capsys)       # far too long
+    short = summarize(OfflineLLM(), first_day, max_words=lesson03.MAX_PIN_WORDS)
+    assert not passes(lesson03.check_my_pins([short]), capsys)                                 # keeps the wrong facts
+
+
+# ------------------------------------------------ 4.1 predict, then run: which messages yield a fact
+def test_4_1_the_worked_prediction_holds(capsys):
+    assert passes(lesson04.check_yields_a_fact(s04.yields_a_fact), capsys)
+
+
+@pytest.mark.parametrize("prediction", [
+    {1, 2, 4, 6},        # every message that names something
+    {2, 3, 4},           # Rust at the day job counted as the project's
+    {2},                 # "I love its grid" taken for the reason there is no fact
+    set(),
+    {2, 4, 7},           # a message that does not exist
+])
+def test_4_1_wrong_predictions_fail(prediction, capsys):
+    assert not passes(lesson04.check_yields_a_fact(prediction), capsys)
+
+
+def test_4_1_handing_over_teachmem_output_instead_of_a_prediction_fails(capsys):
+    found = [lesson04.rule_triples(m) for m in lesson04.PREDICT_MESSAGES]
+    assert not passes(lesson04.check_yields_a_fact(found), capsys)
+    assert not lesson04.check_yields_a_fact(None)
+    assert "write your prediction first" in capsys.readouterr().out
+
+
+# ------------------------------------------------ 4.2 apply_fact
+def first_wins(store, changelog, entity, attribute, value, turn):
+    store.setdefault(entity, {}).setdefault(attribute, value)
+
+
+def logs_every_restatement(store, changelog, entity, attribute, value, turn):
+    old = store.get(entity, {}).get(attribute)
+    if old is not None:
+        changelog.append({"turn": turn, "entity": entity, "attribute": attribute, "old": old, "new": value})
+    store.setdefault(entity, {})[attribute] = value
+
+
+def test_4_2_apply_fact(capsys):
+    proves_checker(lesson04.check_apply_fact, s04.apply_fact, [first_wins, logs_every_restatement], capsys)
+
+
+def apply_with_entity_memory(store, changelog, entity, attribute, value, turn):
+    """Let teachmem's EntityMemory store the fact and copy what it holds."""
+    memory = EntityMemory()
+    memory.store(Triple(entity, attribute, value, 1.0), turn, datetime(2026, 1, 1))
+    for e, attributes in memory.entities.items():
+        store[e] = attributes
+    changelog.extend(memory.get_changelog())
+
+
+def test_4_2_handing_the_job_to_entity_memory_fails(capsys):
+    assert not passes(lesson04.check_apply_fact(apply_with_entity_memory), capsys)
+
+
+# ------------------------------------------------ 4.3 modify and observe: words added to a query
+def test_4_3_the_worked_words_pass(capsys):
+    assert passes(lesson04.check_extra_words(s04.extra_words), capsys)
+
+
+@pytest.mark.parametrize("extra_words", [
+    {"log": ["session"]},                            # the notebook's start: matches nothing
+    {"log": ["auth"]},                               # half done: the launch still misses
+    {"log": ["auth"], "launch": ["project"]},        # finds the deadline, and every project fact with it
+    {"log": ["login"], "launch": ["deadline"]},      # "login" is not a word of the stored fact
+    {"log": "auth", "launch": "deadline"},           # strings, not lists
+])
+def test_4_3_wrong_words_fail(extra_words, capsys):
+    assert not passes(lesson04.check_extra_words(extra_words), capsys)
+
+
+def test_4_3_the_check_judges_behaviour_not_the_exact_words(capsys):
+    assert passes(lesson04.check_extra_words({"in": ["jwt"], "launch": ["march"]}), capsys)
+
+
+def test_4_3_teachmem_matching_alone_fails(capsys):
+    # no extra words is exactly what EntityMemory.get_relevant does; handing over its method fails too
+    assert not passes(lesson04.check_extra_words({}), capsys)
+    memory = lesson04.question_memory()
+    assert not passes(lesson04.check_extra_words(memory.get_relevant), capsys)

@@ -1,0 +1,170 @@
+"""Memory that holds up over months: a ranking under which an old memory that matches well is still found.
+
+The bundled long conversations (eight sessions over eight to ten months, questions about the first
+sessions) are fed the way an application feeds a store: turn by turn, with each session's date.
+"""
+from __future__ import annotations
+
+from datetime import datetime, timedelta
+
+import numpy as np
+import pytest
+
+from teachmem.core.clock import ManualClock
+from teachmem.lab.locomo import LONG_CONVERSATIONS, LocomoError, load_locomo
+from teachmem.lab.longterm import budget_recall, fed_recall, halves, session_time, tolerant_recall
+from teachmem.memory.semantic import SCORINGS, SemanticMemoryStore, half_life_score
+
+START = datetime(2025, 1, 1, 9, 0)
+
+
+@pytest.fixture(scope="module")
+def conversations():
+    return load_locomo(LONG_CONVERSATIONS)
+
+
+def _store(scoring):
+    return lambda clock: SemanticMemoryStore(clock=clock, scoring=scoring)
+
+
+def dated_recall(conversations, make_store, k, *, dated=True):
+    return fed_recall(conversations, make_store, (k,), dated=dated).recall(f"strict@{k}")
+
+
+def test_the_bank_spans_months_and_asks_about_the_first_sessions(conversations):
+    assert len(conversations) == 3
+    for conv in conversations:
+        dates = [session_time(t.date_time) for t in conv.turns]
+        assert dates[-1] - dates[0] > timedelta(days=200)
+        assert len(conv.turns) >= 100 and len(conv.questions) >= 10
+        sessions = {t.dia_id: t.session for t in conv.turns}
+        assert all(sessions[e] <= 4 for q in conv.questions for e in q.evidence)
+
+
+def test_a_product_with_daily_decay_loses_what_was_said_months_ago(conversations):
+    undated = dated_recall(conversations, _store("product"), 10, dated=False)
+    dated = dated_recall(conversations, _store("product"), 10)
+    assert undated >= 0.85           # the words are there to be found ...
+    assert dated <= 0.1              # ... but 0.95 ** 200 days leaves nothing of any score
+
+
+@pytest.mark.parametrize("scoring", ["generative_agents", "memorybank"])
+def test_the_published_time_scores_fail_the_same_way_with_their_usual_settings(conversations, scoring):
+    assert dated_recall(conversations, _store(scoring), 10) <= 0.1
+
+
+def test_a_half_life_with_a_floor_keeps_old_memories_findable(conversations):
+    undated = dated_recall(conversations, _store("half_life"), 10, dated=False)
+    dated = dated_recall(conversations, _store("half_life"), 10)
+    assert dated >= 0.85 and undated - dated <= 0.05
+
+
+def test_half_life_score_numbers():
+    parts = half_life_score(np.ones(4), np.array([1.0, 1.0, 1.0, 0.0]), np.array([0, 30, 3650, 0]))
+    assert parts["recency"].tolist() == pytest.approx([1.0, 0.75, 0.5, 1.0], abs=1e-6)
+    assert parts["score"].tolist() == pytest.approx([1.0, 0.75, 0.5, 0.5], abs=1e-6)
+    assert SCORINGS["half_life"] is half_life_score
+
+
+def test_with_a_half_life_recency_still_breaks_ties_and_a_stale_fact_stays_retired():
+    clock = ManualClock(START)
+    store = SemanticMemoryStore(clock=clock, scoring="half_life")
+    store.store("the team chose PostgreSQL for the database", importance=0.5)
+    clock.advance(days=120)
+    store.store("the team chose PostgreSQL for the database", importance=0.5)
+    clock.advance(days=1)
+    hits = store.explain("which database did the team choose", 2)
+    assert [h["row"] for h in hits] == [1, 0]                # same words: the newer one first
+    store.store("favorite color is blue", "fact")
+    clock.advance(days=200)
+    store.store("favorite color is green", "fact")
+    texts = [h["text"] for h in store.explain("favorite color", 5)]
+    assert "favorite color is green" in texts and "favorite color is blue" not in texts
+
+
+def test_an_old_memory_that_matches_beats_a_new_one_that_does_not():
+    clock = ManualClock(START)
+    store = SemanticMemoryStore(clock=clock, scoring="half_life")
+    store.store("my sister Efua is a nurse in London")
+    clock.advance(days=300)
+    store.store("the weather in London was grey again today")
+    assert store.explain("what does my sister do", 1)[0]["row"] == 0
+    product = SemanticMemoryStore(clock=ManualClock(START))
+    product.store("my sister Efua is a nurse in London")
+    product.clock.advance(days=300)
+    product.store("the weather in London was grey again today")
+    assert product.explain("what does my sister do", 1)[0]["row"] == 1    # what the daily product does
+
+
+def test_session_time_reads_locomo_dates_and_names_a_bad_one():
+    assert session_time("8:05 pm on 15 June, 2025") == datetime(2025, 6, 15, 20, 5)
+    with pytest.raises(LocomoError, match="2:10 pm on 3 March, 2024"):
+        session_time("yesterday")
+    with pytest.raises(LocomoError):
+        session_time(None)
+
+
+def test_fed_recall_refuses_a_bad_k_or_budget(conversations):
+    with pytest.raises(ValueError, match="ks"):
+        fed_recall(conversations, _store("half_life"), (0,))
+    with pytest.raises(ValueError, match="ks"):
+        fed_recall(conversations, _store("half_life"), (10,), budgets=(-5,))
+
+
+def test_tolerant_counts_a_neighbour_and_budget_stops_at_the_first_turn_that_does_not_fit():
+    assert tolerant_recall(["D1:4"], {"D1:5"}, 1) == 1.0          # one turn off, same session
+    assert tolerant_recall(["D2:5"], {"D1:5"}, 1) == 0.0          # same number, other session
+    assert tolerant_recall(["D1:7", "D1:5"], {"D1:5"}, 1) == 0.0  # two turns off; the hit is below k
+    costs = {"D1:1": 400, "D1:2": 50, "D1:3": 50}
+    assert budget_recall(["D1:1", "D1:2"], costs, {"D1:2"}, 450) == 1.0
+    assert budget_recall(["D1:1", "D1:2"], costs, {"D1:2"}, 449) == 0.0
+    assert budget_recall(["D1:3", "D1:1", "D1:2"], costs, {"D1:2"}, 460) == 0.0   # stops, does not skip
+
+
+def test_the_report_has_every_measure_and_tolerant_is_never_below_strict(conversations):
+    report = fed_recall(conversations, _store("half_life"), (5, 10), budgets=(500, 1000))
+    assert report.measures == ["strict@5", "strict@10", "tolerant@5", "tolerant@10", "budget 500", "budget 1000"]
+    assert len(report.per_question) == sum(len(c.questions) for c in conversations)
+    for _, _, row in report.per_question:
+        assert row["tolerant@10"] >= row["strict@10"] >= row["strict@5"]
+        assert row["budget 1000"] >= row["budget 500"]
+    assert "all" in report.table() and report.as_dict()["questions"] == len(report.per_question)
+
+
+def test_halves_split_without_losing_one(conversations):
+    first, second = halves(conversations)
+    assert [c.sample_id for c in first + second] == [c.sample_id for c in conversations]
+    assert len(first) == 2 and len(second) == 1
+
+
+def test_a_reply_inherits_only_from_what_was_said_hours_before_not_months():
+    clock = ManualClock(START)
+    store = SemanticMemoryStore(clock=clock)
+    store.store("we booked the cabin by the lake for the team retreat")
+    clock.advance(days=80)
+    store.store("the printer on the second floor is broken again")
+    clock.advance(minutes=3)
+    store.store("yes, and the toner is empty too")
+    assert store.table["previous"].tolist() == [-1, -1, 1]     # 80 days later: no reply; 3 minutes: a reply
+    hits = {h["row"]: h for h in store.explain("where is the team retreat", 3)}
+    assert hits[1]["relevance"] == hits[1]["match"]           # inherits nothing from the cabin
+
+
+def test_the_command_line_feeds_each_half_and_reports_every_measure(capsys):
+    import json
+
+    from teachmem.evaluate import main
+    assert main(["--locomo", "long", "--fed", "--k", "10", "--scoring", "half_life", "--json"]) == 0
+    halves_ = json.loads(capsys.readouterr().out)["locomo"]["halves"]
+    assert [h["questions"] for h in halves_] == [24, 11]
+    assert all(h["strict@10"] >= 0.7 and h["tolerant@10"] >= h["strict@10"] for h in halves_)
+    assert main(["--locomo", "long", "--fed", "--k", "10", "--scoring", "product"]) == 0
+    out = capsys.readouterr().out
+    assert "half 2 of the conversations (scoring: product)" in out and "budget 1000" in out
+
+
+def test_the_command_line_refuses_fed_without_a_file(capsys):
+    from teachmem.evaluate import main
+    with pytest.raises(SystemExit):
+        main(["--fed"])
+    assert "give --locomo too" in capsys.readouterr().err
