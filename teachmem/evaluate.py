@@ -1,6 +1,6 @@
 """Command line: ``python -m teachmem.evaluate --help``.
 
-Taught in notebooks/08_evaluate_memory.ipynb.
+Taught in notebooks/08b_evaluate_on_locomo.ipynb.
 """
 from __future__ import annotations
 

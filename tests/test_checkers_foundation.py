@@ -43,7 +43,8 @@ LESSONS = {"00_start_here": "start_here", "01_conversation_buffer": "buffer", "0
            "03_summary_memory": "summary", "04_entity_memory": "entity", "05_semantic_memory": "semantic",
            "05b_semantic_upkeep": "semantic_upkeep",
            "06_hybrid_manager": "hybrid", "07_compare_strategies": "compare", "08_evaluate_memory": "evaluate",
-           "09_persistence_and_governance": "persistence"}
+           "08b_evaluate_on_locomo": "locomo", "09_persistence_and_governance": "persistence",
+           "09b_sqlite_internals_and_audits": "internals"}
 
 
 @pytest.mark.parametrize("notebook", sorted(LESSONS))

@@ -309,22 +309,29 @@ def test_plots_return_figures(board):
 s08 = load_solutions("08_evaluate_memory")
 
 
+def _forget_from_first_absence(holds_by_turn, deleted_on):     # a fact that comes back is not counted again
+    turns = sorted(holds_by_turn)
+    return {f: next((t - asked for t in turns if t >= asked and f not in holds_by_turn[t]), None)
+            for f, asked in deleted_on.items()}
+
+
 CASES = [
-    (check.check_recall_scores, s08.recall_scores,
-     [lambda needs, mentioned: (len(set(needs) & set(mentioned)) / len(set(needs)),
-                                len(set(needs) & set(mentioned)) / max(len(set(needs)), 1)),   # wrong denominator
-      lambda needs, mentioned: (1.0, 1.0)]),
-    (check.check_duplicate_fraction, s08.duplicate_fraction,
-     [lambda items: 1 - len(set().union(*items)) / max(sum(len(i) for i in items), 1),  # 1.0 when empty
-      lambda items: sum(len(i) > 1 for i in items) / max(len(items), 1)]),
-    (check.check_recall_at_k, s08.recall_at_k,
-     [lambda ranked, evidence, k: len(set(evidence) & set(ranked)) / len(set(evidence)),   # ignores k
-      lambda ranked, evidence, k: len([e for e in evidence if e in ranked[:k]]) / len(evidence)]),  # duplicates
+    (check.check_turns_to_forget, s08.turns_to_forget,
+     [_forget_from_first_absence,
+      lambda holds, deleted: {f: 0 for f in deleted}]),                     # "forgotten at once", always
+    (check.check_forgetful_notes, s08.ForgetfulNotes,
+     [ConversationBuffer,                                                     # keeps everything
+      lambda: SlidingWindowMemory(6, 3)]),                                   # forgets, but the probes fail
 ]
 
 
 @pytest.mark.parametrize("checker, solution, wrongs", CASES, ids=[c[0].__name__ for c in CASES])
 def test_checker_passes_solution_fails_wrong(checker, solution, wrongs, capsys):
+    if checker is check.check_forgetful_notes:       # its candidate is a memory class: a stub raises when built
+        assert checker(solution) and "✅" in capsys.readouterr().out
+        for wrong in wrongs:
+            assert not checker(wrong) and "❌" in capsys.readouterr().out
+        return
     proves_checker(checker, solution, wrongs, capsys)       # passes the solution, fails each wrong answer and a stub
 
 

@@ -335,38 +335,29 @@ def test_stored_instructions_stay_fenced_as_quoted_data(attack):
 from conftest import load_solutions, proves_checker  # noqa: E402
 from teachmem.lessons import persistence as check  # noqa: E402
 from teachmem.lessons.persistence import plot_retention, retention_view  # noqa: E402
+from teachmem.lessons.common import OKABE_ITO  # noqa: E402
+from matplotlib.colors import to_rgba  # noqa: E402
 
 s09 = load_solutions("09_persistence_and_governance")
 
 
-def _luhn_from_left(number):
-    digits = number.replace(" ", "").replace("-", "")
-    total = sum((int(d) * 2 - 9 if int(d) > 4 else int(d) * 2) if i % 2 else int(d) for i, d in enumerate(digits))
-    return digits.isdigit() and total % 10 == 0
-
-
-def _luhn_no_minus_nine(number):
-    digits = number.replace(" ", "").replace("-", "")
-    return digits.isdigit() and sum(int(d) * 2 if i % 2 else int(d)
-                                    for i, d in enumerate(reversed(digits))) % 10 == 0
-
-
-def _expired_strict(memories, ttl_days, now):          # misses the memory that expires exactly now
+def _expired_strict(memories, ttl_days, pii_days, now):          # misses the memory that expires exactly now
     return [m["id"] for m in memories if ttl_days.get(m["type"]) is not None
-            and m["observed_at"] + timedelta(days=ttl_days[m["type"]]) < now]
+            and max(m["observed_at"], m["last_used"] or m["observed_at"]) + timedelta(days=ttl_days[m["type"]]) < now]
 
 
-def _expired_none_is_zero(memories, ttl_days, now):    # "None" read as "no time at all"
-    return [m["id"] for m in memories if m["observed_at"] + timedelta(days=ttl_days.get(m["type"]) or 0) <= now]
-
+def _expired_none_is_zero(memories, ttl_days, pii_days, now):    # "None" read as "no time at all"
+    return [m["id"] for m in memories
+            if max(m["observed_at"], m["last_used"] or m["observed_at"]) + timedelta(days=ttl_days.get(m["type"]) or 0)
+            <= now]
 
 
 @pytest.mark.parametrize("checker, solution, wrongs", [
-    (check.check_luhn_valid, s09.luhn_valid, [_luhn_from_left, _luhn_no_minus_nine,
-                                              lambda n: n.isdigit() and luhn_valid(n)]),   # spaces not ignored
+    (check.check_detect, s09.detect, [lambda text: [m.kind for m in find_pii(text)],     # misses the address
+                                        lambda text: ["number"] if any(c.isdigit() for c in text) else []]),
     (check.check_expired_ids, s09.expired_ids, [_expired_strict, _expired_none_is_zero,
-                                                lambda ms, ttl, now: [m["id"] for m in ms]]),
-], ids=["luhn_valid", "expired_ids"])
+                                                lambda ms, ttl, pii, now: [m["id"] for m in ms]]),
+], ids=["detect", "expired_ids"])
 def test_checkers_pass_the_solution_and_fail_wrong_answers(checker, solution, wrongs, capsys):
     proves_checker(checker, solution, wrongs, capsys)
 
@@ -400,8 +391,8 @@ def test_plot_retention_draws_one_bar_per_timed_item(noor):
                          noor.start + timedelta(days=8))
     ax = fig.axes[0]
     assert len(ax.patches) == len([r for r in records if r.observed_at]) > 0
-    assert sum(p.get_facecolor()[0] > 0.8 and p.get_facecolor()[1] < 0.3 for p in ax.patches) == \
-        sum(r.has_pii for r in records if r.observed_at)      # red bars: personal data
+    personal = to_rgba(OKABE_ITO[5])                # the palette's red: personal data
+    assert sum(p.get_facecolor() == personal for p in ax.patches) == sum(r.has_pii for r in records if r.observed_at)
 
 
 @needs_erase

@@ -8,7 +8,7 @@ import pytest
 
 from teachmem import LOCOMO_SAMPLE, SemanticMemoryStore, evidence_recall, load_locomo
 from teachmem.lab.locomo import LocomoError, recall_at_k, store_retriever
-from teachmem.lessons.evaluate import plot_recall_at_k
+from teachmem.lessons.locomo import plot_recall_at_k
 
 from conftest import ROOT
 

@@ -4,7 +4,7 @@
 the winners into a memory's entity tier(s), keeping the remembered value as
 history so ``as_of`` and the changelog show the correction.
 
-Taught in notebooks/09_persistence_and_governance.ipynb.
+Taught in notebooks/09b_sqlite_internals_and_audits.ipynb.
 """
 from __future__ import annotations
 
@@ -40,7 +40,7 @@ class Observation:
     (a tool call just now) or "system_of_record" (the authoritative database).
     An aware ``observed_at`` is kept as naive UTC, the library's clock.
 
-    Taught in notebooks/09_persistence_and_governance.ipynb.
+    Taught in notebooks/09b_sqlite_internals_and_audits.ipynb.
     """
 
     key: tuple
@@ -62,7 +62,7 @@ def reconcile(observations: Iterable[Observation]) -> dict[tuple, Observation]:
     and at the same time a tool beats memory. Memory never overrides a
     fresher tool result: that is how a stale fact gets repeated confidently.
 
-    Taught in notebooks/09_persistence_and_governance.ipynb.
+    Taught in notebooks/09b_sqlite_internals_and_audits.ipynb.
     """
     best: dict[tuple, Observation] = {}
     for obs in observations:
@@ -87,7 +87,7 @@ def _entity_tiers(memory) -> list[EntityMemory]:
 def memory_observations(memory) -> list[Observation]:
     """What the entity tier(s) of ``memory`` currently believe, as ``source="memory"`` observations.
 
-    Taught in notebooks/09_persistence_and_governance.ipynb.
+    Taught in notebooks/09b_sqlite_internals_and_audits.ipynb.
     """
     return [Observation((f.entity, f.attribute), f.value, "memory", f.since)
             for tier in _entity_tiers(memory) for f in tier.facts() if f.since]
@@ -101,7 +101,7 @@ def apply_fresh(memory, observations: Iterable[Observation], *, turn: int) -> li
     ``as_of`` and the changelog show the correction) and the fresh value
     becomes current. Returns the changes made.
 
-    Taught in notebooks/09_persistence_and_governance.ipynb.
+    Taught in notebooks/09b_sqlite_internals_and_audits.ipynb.
     """
     observations = list(observations)
     require_int_at_least("turn", turn, 0)

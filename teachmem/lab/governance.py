@@ -230,7 +230,7 @@ def copies(obj, text_or_pattern, *, skip: Iterable = ()) -> int:
     traces), not just what it would save: a copy in a forgotten corner
     counts. Objects in ``skip`` are not entered.
 
-    Taught in notebooks/09_persistence_and_governance.ipynb.
+    Taught in notebooks/09b_sqlite_internals_and_audits.ipynb.
     """
     pattern = forget_pattern(text_or_pattern)
     seen, stack, found = {id(s) for s in skip}, [obj], 0
@@ -257,7 +257,7 @@ def copies(obj, text_or_pattern, *, skip: Iterable = ()) -> int:
 class TierAudit:
     """One tier after ``forget``: items removed or redacted, copies still found, and the Changes made.
 
-    Taught in notebooks/09_persistence_and_governance.ipynb.
+    Taught in notebooks/09b_sqlite_internals_and_audits.ipynb.
     """
 
     tier: str
@@ -270,7 +270,7 @@ class TierAudit:
 class Audit:
     """The proof that ``forget`` worked: every tier must show 0 remaining.
 
-    Taught in notebooks/09_persistence_and_governance.ipynb.
+    Taught in notebooks/09b_sqlite_internals_and_audits.ipynb.
     """
 
     pattern: str

@@ -29,7 +29,7 @@ turns. Recall@k of a set of questions is the plain mean over those questions
 skipped and counted; invalid ids are dropped and counted (``malformed``: not
 of the form ``D<session>:<turn>``; ``unknown``: well formed but naming no turn).
 
-Taught in notebooks/08_evaluate_memory.ipynb.
+Taught in notebooks/08b_evaluate_on_locomo.ipynb.
 """
 from __future__ import annotations
 
@@ -104,7 +104,7 @@ def load_locomo(path: str | Path = LOCOMO_SAMPLE) -> list[LocomoConversation]:
     naming the file and the field; blemished evidence ids load as they are and
     are dealt with by ``evidence_recall``.
 
-    Taught in notebooks/08_evaluate_memory.ipynb.
+    Taught in notebooks/08b_evaluate_on_locomo.ipynb.
     """
     path = Path(path)
     doc = read_json(path, LocomoError, f"no LoCoMo file {path}")
@@ -176,7 +176,7 @@ def store_retriever(make_store: Callable[[], Any] | None = None) -> Callable[[li
 def recall_at_k(ranked: Sequence[str], evidence: Iterable[str], k: int) -> float:
     """Share of the (distinct) ``evidence`` ids among the first ``k`` of ``ranked``.
 
-    Taught in notebooks/08_evaluate_memory.ipynb.
+    Built inline (``recall_at_k_inline``) in notebook 08b.
     """
     wanted = set(evidence)
     if not wanted:
@@ -264,7 +264,7 @@ def evidence_recall(conversations: Sequence[LocomoConversation], ks=DEFAULT_KS,
     definition of recall@k is in this module's docstring. ``progress``: a
     tqdm bar over conversations; None shows it only on a terminal.
 
-    Taught in notebooks/08_evaluate_memory.ipynb.
+    Taught in notebooks/08b_evaluate_on_locomo.ipynb.
     """
     ks = require_ks(ks)
     retriever = store_retriever() if retriever is None else retriever

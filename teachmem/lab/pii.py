@@ -38,8 +38,7 @@ def luhn_valid(number: str) -> bool:
     From the right, double every second digit (subtracting 9 above 9); the
     sum must end in 0. A random 16-digit number passes one time in ten, so
     the check removes most order numbers and IDs that merely look like cards.
-
-    Taught in notebooks/09_persistence_and_governance.ipynb.
+    ``find_pii`` uses it.
     """
     digits = re.sub(r"[ -]", "", require_text("number", number))
     if not digits.isdigit() or not digits.isascii():

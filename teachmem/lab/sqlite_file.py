@@ -16,7 +16,7 @@
 * **Read-only.** ``read_only=True`` opens with SQLite's ``mode=ro``: the file
   is never created or changed.
 
-Taught in notebooks/09_persistence_and_governance.ipynb.
+Taught in notebooks/09b_sqlite_internals_and_audits.ipynb.
 """
 from __future__ import annotations
 
@@ -58,7 +58,7 @@ TABLES = {"memories": ["id", "user_id", "name", "strategy", "state", "revision"]
 class SchemaVersionError(RuntimeError):
     """The file was written with a schema this teachmem does not know.
 
-    Taught in notebooks/09_persistence_and_governance.ipynb.
+    Taught in notebooks/09b_sqlite_internals_and_audits.ipynb.
     """
 
 

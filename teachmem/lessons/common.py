@@ -236,3 +236,25 @@ def figure(width: float = 7, height: float = 3.6) -> tuple[Figure, Axes]:
 
 # Okabe–Ito: eight colours told apart with every common kind of colour blindness (black comes last here).
 OKABE_ITO = ("#0072B2", "#E69F00", "#009E73", "#CC79A7", "#56B4E9", "#D55E00", "#F0E442", "#000000")
+
+
+def prediction_problem(prediction: Any, actual: Any, why: str) -> str | None:
+    """For an ``answer_checker`` of a prediction: None when ``prediction`` equals ``actual``, else a sentence.
+
+    A prediction is a plain value written by hand before a cell reveals the
+    answer (a set of names, a word, a whole number): code that computes it is
+    not one, and says so. ``why`` explains the answer; it is printed after a
+    right prediction too, since the reason is the point.
+    """
+    if callable(prediction) or type(prediction) is not type(actual):
+        kind = {set: "set of names", str: "word in quotes", int: "whole number"}.get(type(actual), "value")
+        return f"write your prediction by hand, as a {kind}, not code that computes it (got a {type(prediction).__name__})"
+    if prediction != actual:
+        return f"you predicted {_shown(prediction)}, the run gives {_shown(actual)}. {why}"
+    print(f"Right: {_shown(actual)}. {why}")
+    return None
+
+
+def _shown(value: Any) -> str:
+    """A prediction as a learner wrote it: sets sorted, so the sentence is the same on every run."""
+    return "{" + ", ".join(repr(v) for v in sorted(value)) + "}" if isinstance(value, (set, frozenset)) else repr(value)

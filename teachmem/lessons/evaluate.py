@@ -4,61 +4,112 @@ Taught in notebooks/08_evaluate_memory.ipynb.
 """
 from __future__ import annotations
 
-import random
 from collections.abc import Callable
+from datetime import datetime
 
 import matplotlib.pyplot as plt
 import numpy as np
 from matplotlib.figure import Figure
+from matplotlib.patches import Patch
 
-from teachmem.lab.evaluate import METRICS, Scoreboard, duplicate_fraction, recall_coverage, recall_precision
-from teachmem.lab.locomo import RecallReport, recall_at_k
-from teachmem.lessons.common import checker, close, explore as explore, figure, first_problem, mark, short
+from teachmem.lab.evaluate import METRICS, Scoreboard, default_strategies, evaluate
+from teachmem.lab.replay import replay
+from teachmem.lab.scenarios import Fact, Question, Scenario, Turn, load_scenario
+from teachmem.lessons.common import (OKABE_ITO, answer_checker, checker, differs, explore as explore, figure,
+                                     first_problem, mark, prediction_problem, short)
 
 
-@checker("recall_scores")
-def check_recall_scores(fn: Callable) -> str | None:
-    """Exercise 8.1: (recall coverage, recall precision) of one probe, from fact-id sets.
+# ---------------------------------------------------------------- exercise 8.1: a prediction
+@answer_checker("still_sends")
+def check_still_sends(still_sends: object) -> str | None:
+    """Exercise 8.1: which strategies still send something Noor asked to forget (deletion leakage above 0)?
 
-    The known answers are the library's ``recall_coverage`` and ``recall_precision``.
+    ``still_sends`` is a set of strategy names written before the scoreboard
+    ran; the answer is measured as the scoreboard measures it, on
+    ``forget_address``.
     """
-    rng = random.Random(81)
-    cases = [({"a"}, {"a"}), ({"a", "b"}, {"a", "c"}), ({"a"}, set()), ({"a", "b"}, {"a", "b", "c", "d"}),
-             ({"a", "b", "c"}, {"d"})]
-    cases += [(set(rng.sample("abcdefgh", rng.randint(1, 4))), set(rng.sample("abcdefgh", rng.randint(0, 8))))
-              for _ in range(10)]
-    return first_problem(close(f"needs={sorted(n)}, mentioned={sorted(m)}", list(fn(set(n), set(m))),
-                               [recall_coverage(n, m), recall_precision(n, m)]) for n, m in cases)
+    board = evaluate(default_strategies(), "forget_address", progress=False)
+    actual = {s for s in board.strategies if board.get(s, "forget_address").deletion_leakage}
+    return prediction_problem(still_sends, actual,
+                              "Only a strategy that keeps the raw words (every message, or a running text "
+                              "written from them) sends them again; the others leave the address out because "
+                              "they never kept it or it fell out of reach, not because they were asked.")
 
 
-@checker("duplicate_fraction")
-def check_duplicate_fraction(fn: Callable) -> str | None:
-    """Exercise 8.2: the share of fact mentions that repeat a fact another item already mentions.
+# ---------------------------------------------------------------- exercise 8.2: turns to forget
+# (holds_by_turn, deleted_on) -> the answer, worked out by hand; a turn's set lists the facts its context mentions.
+TURNS_TO_FORGET: list[tuple[tuple[dict[int, set[str]], dict[str, int]], dict[str, int | None]]] = [
+    (({1: {"a"}, 2: {"a"}, 3: set(), 4: set()}, {"a": 2}), {"a": 1}),          # gone from turn 3: one turn late
+    (({1: {"a"}, 2: set(), 3: set()}, {"a": 2}), {"a": 0}),                     # gone on the request's turn
+    (({1: {"a"}, 2: {"a"}, 3: {"a"}}, {"a": 2}), {"a": None}),                  # still there at the end
+    (({1: {"a"}, 2: set(), 3: {"a"}, 4: set(), 5: set()}, {"a": 2}), {"a": 2}),  # back on turn 3: gone for good on 4
+    (({1: {"a", "b"}, 2: {"a", "b"}, 3: {"b"}, 4: {"b"}, 5: set()}, {"a": 2, "b": 3}), {"a": 1, "b": 2}),
+    (({1: set(), 2: set()}, {"a": 1}), {"a": 0}),                               # never mentioned at all
+    (({1: {"a"}, 2: {"a"}}, {"a": 2}), {"a": None}),                            # asked on the last turn, still there
+    (({10: {"x"}, 20: {"x"}, 30: set()}, {"x": 20}), {"x": 10}),                # turns need not be 1, 2, 3
+    (({1: {"a", "b"}, 2: {"b"}}, {}), {}),                                      # nothing to forget
+]
 
-    The known answer is the library's ``duplicate_fraction``.
+
+@checker("turns_to_forget")
+def check_turns_to_forget(fn: Callable) -> str | None:
+    """Exercise 8.2: for each forgotten fact, how many turns after the request the context last mentioned it.
+
+    The known answers are worked out by hand in ``TURNS_TO_FORGET``.
     """
-    rng = random.Random(82)
-    cases: list[list[set[str]]] = [[], [set()], [{"a"}], [{"a"}, {"a"}], [{"a"}, {"a", "b"}, {"a"}],
-                                   [{"a", "b"}, {"c"}]]
-    cases += [[set(rng.sample("abcde", rng.randint(0, 3))) for _ in range(rng.randint(1, 12))] for _ in range(10)]
-    return first_problem(close(f"items={[sorted(i) for i in c]}", fn([set(i) for i in c]), duplicate_fraction(c))
-                         for c in cases)
+    return first_problem(differs(f"holds_by_turn={ {t: sorted(h) for t, h in holds.items()} }, deleted_on={deleted}",
+                                 fn({t: set(h) for t, h in holds.items()}, dict(deleted)), want)
+                         for (holds, deleted), want in TURNS_TO_FORGET)
 
 
-@checker("recall_at_k")
-def check_recall_at_k(fn: Callable) -> str | None:
-    """Exercise 8.3: the share of a question's (distinct) evidence turns among the top k retrieved.
+# ---------------------------------------------------------------- exercise 8.3: a rule that forgets
+def _ravi() -> Scenario:
+    """A second, short conversation the forgetting rule must also handle (different words, same requests)."""
+    said = ["Hi, I'm Ravi. I'd like the 140 cm standing desk in oak.", "Good choice, the oak desk is in stock.",
+            "Please send it to 8 Mill Lane, York YO1 7HU.", "Noted, it will go out on Monday.",
+            "My mobile is 07911 123456 if the courier needs me.", "Thanks, the courier will text before arriving.",
+            "It arrived today. Please forget my address now.", "Done, I no longer keep your address.",
+            "Also delete my mobile number, please.", "Done, your number is gone too.",
+            "Which desk did I order? I want a chair that matches.", "The 140 cm standing desk in oak."]
+    turns = tuple(Turn(i + 1, "user" if i % 2 == 0 else "assistant", text) for i, text in enumerate(said))
+    facts = (Fact("desk", "User", "desk", "140 cm standing desk in oak", 1, None, ("standing desk",),
+                  "Which desk did I order?"),
+             Fact("address", "User", "address", "8 Mill Lane, York YO1 7HU", 3, 7, ("Mill Lane", "YO1 7HU"),
+                  "Where do I live?", deleted=True),
+             Fact("mobile", "User", "phone", "07911 123456", 5, 9, ("07911 123456",), "What is my number?",
+                  deleted=True))
+    return Scenario("ravi_desk", "Ravi's desk", "a second deletion request, in other words", turns, facts,
+                    (Question(11, said[10], ("desk",), ("address", "mobile")),), datetime(2026, 5, 4, 9, 0))
 
-    The known answer is the library's ``teachmem.lab.locomo.recall_at_k``.
+
+def _forgetting_problem(make_memory: Callable, scenario: Scenario) -> str | None:
+    """What goes wrong for one scenario: a forgotten fact still sent, or a probe no longer answered."""
+    steps = replay(scenario, {"yours": make_memory}).steps["yours"]
+    for fact in (f for f in scenario.facts if f.deleted):
+        late = [s.turn for s in steps if s.turn >= (fact.superseded_turn or 0) and fact.id in s.holds]
+        if late:
+            request = scenario.turns[(fact.superseded_turn or 1) - 1].content
+            return (f"in {scenario.name}, the context on turn {late[0]} still mentions {fact.value!r}, which the "
+                    f"user asked to forget on turn {fact.superseded_turn}: {request!r}. Does a rule catch "
+                    f"the words of that request, and does its pattern match how the detail was written?")
+    for q in scenario.questions:
+        missing = [scenario.fact(i).value for i in q.needs if i not in steps[q.turn - 1].holds]
+        if missing:
+            return (f"in {scenario.name}, the question on turn {q.turn} no longer finds {missing[0]!r}: "
+                    f"a pattern removes more than the detail it was written for")
+    return None
+
+
+@checker("ForgetfulNotes")
+def check_forgetful_notes(make_memory: Callable) -> str | None:
+    """Exercise 8.3: a memory that stops sending what the user asked it to forget, and still answers.
+
+    ``make_memory()`` builds a fresh memory. It passes when, in Noor's
+    ``forget_address`` conversation and in a second short one (Ravi's desk),
+    no context from a deletion request on mentions the forgotten detail, and
+    every probe still finds what it needs.
     """
-    rng = random.Random(83)
-    ids = [f"D{s}:{t}" for s in (1, 2) for t in range(1, 9)]
-    cases = [(["D1:1", "D1:2"], ["D1:1"], 1), (["D1:2", "D1:1"], ["D1:1"], 1), (["D1:2", "D1:1"], ["D1:1"], 2),
-             (["D1:1"], ["D1:1", "D1:1", "D2:3"], 1), (["D1:1", "D1:2"], ["D2:5"], 20), ([], ["D1:1"], 5)]
-    cases += [(rng.sample(ids, rng.randint(0, 16)), rng.choices(ids, k=rng.randint(1, 4)), rng.randint(1, 12))
-              for _ in range(12)]
-    return first_problem(close(f"ranked={r}, evidence={e}, k={k}", fn(list(r), list(e), k), recall_at_k(r, e, k))
-                         for r, e, k in cases)
+    return first_problem(_forgetting_problem(make_memory, s) for s in (load_scenario("forget_address"), _ravi()))
 
 
 def _number(value: float | None) -> float:
@@ -110,54 +161,50 @@ def plot_scoreboard(board: Scoreboard, metrics: tuple[str, ...] = ("probe_accura
                                                                     "bloat")) -> Figure:
     """One panel per metric: a bar per strategy (best first), averaged over the board's scenarios.
 
-    Taught in notebooks/08_evaluate_memory.ipynb.
+    Green bars: higher is better; orange bars: lower is better (the legend says
+    so). Each bar carries its value. Taught in notebooks/08_evaluate_memory.ipynb.
     """
     labels = {name: (label, up) for name, label, up in METRICS}
+    colours = {True: OKABE_ITO[2], False: OKABE_ITO[5]}          # bluish green, vermillion
     order = board.ranking()
-    fig, axes = plt.subplots(1, len(metrics), figsize=(2.6 * len(metrics) + 1, 0.35 * len(order) + 1.6),
-                             sharey=True, layout="constrained")
+    fig, axes = plt.subplots(1, len(metrics), figsize=(10.5, 0.42 * len(order) + 1.9), sharey=True,
+                             layout="constrained")
     plt.close(fig)
     y = np.arange(len(order))[::-1]
     for ax, name in zip(np.atleast_1d(axes), metrics, strict=True):
         values = [board.metrics(s)[name] for s in order]
         label, up = labels[name]
-        ax.barh(y, [0 if v is None else v for v in values], color="tab:green" if up else "tab:red")
-        ax.set(title=f"{label} ({'higher' if up else 'lower'} is better)", xlim=(0, 1))
-        ax.title.set_fontsize(9)
-    np.atleast_1d(axes)[0].set_yticks(y, order)
+        ax.barh(y, [0 if v is None else v for v in values], color=colours[up])
+        for yi, v in zip(y, values, strict=True):
+            inside = v is not None and v > 0.75         # a long bar carries its value inside, in white
+            ax.text(0.02 if v is None else (v - 0.03 if inside else v + 0.03), yi, "–" if v is None else f"{v:.2f}",
+                    va="center", ha="right" if inside else "left", color="white" if inside else "black", fontsize=10)
+        ax.set_title(f"{name.replace('_', ' ')} {'↑' if up else '↓'}", fontsize=11)
+        ax.set_xlim(0, 1)
+        ax.set_xticks([0, 0.5, 1])
+        ax.tick_params(labelsize=10)
+    np.atleast_1d(axes)[0].set_yticks(y, order, fontsize=11)
+    handles = [Patch(color=colours[True], label="higher is better (↑)"),
+               Patch(color=colours[False], label="lower is better (↓)")]
+    fig.legend(handles=handles, loc="outside lower center", ncols=2, fontsize=10, frameon=False)
+    fig.suptitle("The scoreboard: mean over the scenarios, best strategy on top", fontsize=12)
     return fig
 
 
 def plot_cost_vs_quality(board: Scoreboard, quality: str = "probe_accuracy") -> Figure:
-    """Tokens per turn (x, what it costs) against ``quality`` (y, what it remembers), one point per strategy.
+    """Tokens per turn (x, what it costs) against ``quality`` (y, what it remembers), one named point per strategy.
 
     Taught in notebooks/08_evaluate_memory.ipynb.
     """
-    fig, ax = figure(6.5, 4)
+    fig, ax = figure(7, 4.2)
     for name in board.strategies:
         m = board.metrics(name)
         x, y = _number(m["tokens_per_turn"]), _number(m[quality])
-        ax.scatter(x, y, s=40)
-        ax.annotate(name, (x, y), textcoords="offset points", xytext=(5, 4),
-                    fontsize=9)
-    ax.set(xlabel="tokens per turn (mean over scenarios)", ylabel=quality.replace("_", " "),
-           ylim=(-0.05, 1.1), title="What a strategy costs against what it remembers")
-    return fig
-
-
-def plot_recall_at_k(report: RecallReport) -> Figure:
-    """Evidence recall@k against k: overall (thick) and per category (thin).
-
-    Taught in notebooks/08_evaluate_memory.ipynb.
-    """
-    fig, ax = figure(6.5, 3.8)
-    for category in report.categories:
-        values = report.recall(category)
-        ax.plot(list(values), [_number(v) for v in values.values()], marker="o", lw=1, alpha=0.7,
-                label=f"category {category}")
-    overall = report.recall()
-    ax.plot(list(overall), [_number(v) for v in overall.values()], marker="o", lw=3, color="black", label="all")
-    ax.set(xlabel="k (turns retrieved)", ylabel="evidence recall@k", ylim=(0, 1.05), xticks=list(report.ks),
-           title="Is the evidence among the top k turns?")
-    ax.legend(fontsize=8)
+        ax.scatter(x, y, s=60, color=OKABE_ITO[0])
+        ax.annotate(name, (x, y), textcoords="offset points", xytext=(6, 5), fontsize=11)
+    ax.set_xlabel("tokens per turn (mean over scenarios)  →  costs more", fontsize=11)
+    ax.set_ylabel(f"{quality.replace('_', ' ')}  →  remembers more", fontsize=11)
+    ax.set(ylim=(-0.05, 1.1))
+    ax.set_title("What a strategy costs against what it remembers (best: top left)", fontsize=12)
+    ax.tick_params(labelsize=10)
     return fig
