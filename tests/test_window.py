@@ -3,7 +3,8 @@ import random
 import pytest
 
 from teachmem import SlidingWindowMemory, fact_in_text
-from teachmem.memory.window import importance
+from teachmem.llm import importance_rules as importance
+from teachmem.llm.importance import importance_cues
 from teachmem.lab.replay import feed, window_membership
 
 
@@ -24,11 +25,22 @@ def test_seed_example_runs_unchanged():
 
 
 def test_importance_matches_whole_words_only():
-    assert importance("The user asked because it was slow") == 0.1
-    assert importance("We use PostgreSQL") == 0.5
-    assert importance("Which one?") == 0.4
-    assert importance("```python\ndef f(x):\n    return x\n```") == 0.35
-    assert importance("Let's switch? " + "word " * 40) == 0.95
+    """The window scores with the one importance scorer; "use" must not fire on "because" or "user"."""
+    assert "decides or prefers" not in importance_cues("The user asked because it was slow")
+    assert importance("The user asked because it was slow") < importance("We use PostgreSQL")
+    assert importance("ok") < importance("Which one?") < importance("We use PostgreSQL")
+    assert importance("ok") < importance("```python\ndef f(x):\n    return x\n```")
+    assert importance("ok") < importance("Let's switch? " + "word " * 40) <= 1.0
+
+
+def test_the_window_scores_with_the_one_importance_scorer():
+    """A decision said in few words ("JWT for auth") is worth a pin; "ok sounds good" is not."""
+    mem = SlidingWindowMemory(2, 1)
+    for text in ["ok sounds good", "we'll use React", "JWT for auth", "Stripe for payments"]:
+        mem.add("user", text)
+    assert mem.importance == [importance(t) for t in ["ok sounds good", "we'll use React", "JWT for auth",
+                                                      "Stripe for payments"]]
+    assert min(mem.importance[1:]) >= mem.importance[0] + 0.4
 
 
 def test_short_conversation_keeps_everything():

@@ -10,8 +10,12 @@ from collections.abc import Callable
 import matplotlib.pyplot as plt
 import numpy as np
 from matplotlib.figure import Figure
+from matplotlib.ticker import StrMethodFormatter
 
-from teachmem.lessons.common import checker, differs, explore as explore, figure, first_problem
+from teachmem.lab.scenarios import load_scenario
+from teachmem.lessons.common import (OKABE_ITO, answer_checker, checker, differs, explore as explore, figure,
+                                     first_problem, forbidding)
+from teachmem.memory.buffer import ConversationBuffer
 
 # turn_tokens -> the tokens of each request, worked out by hand: request i resends turns 1..i.
 REQUEST_TOKENS = [([], []), ([50], [50]), ([50, 150], [50, 200]), ([10, 0, 7], [10, 10, 17]),
@@ -36,19 +40,70 @@ def _running_total_problem(turn_tokens: list[int], got: list) -> str | None:
     return None
 
 
+# While a learner's answer runs, the buffer's own counting is off limits: it already does the job.
+BUFFER_COUNTS = ((ConversationBuffer, "token_count"), (ConversationBuffer, "is_near_limit"))
+# Exercise 1.4: the guard on a 1,024-token window must leave room for three more exchanges.
+GUARD_WINDOW, GUARD_ROOM, GUARD_EARLIEST = 1024, 250, 0.5
+
+
 @checker("request_tokens")
 def check_request_tokens(fn: Callable) -> str | None:
-    """Exercise 01.1: the tokens each request sends when the buffer resends everything."""
-    problem = first_problem(differs(f"turn_tokens={c}", list(fn(list(c))), want) for c, want in REQUEST_TOKENS)
+    """Exercise 1.2: the tokens each request sends when the buffer resends everything."""
     rng = random.Random(1)
     longer = [[rng.randint(1, 300) for _ in range(rng.randint(2, 40))] for _ in range(5)]
-    return problem or first_problem(_running_total_problem(c, list(fn(list(c)))) for c in longer)
+    with forbidding(*BUFFER_COUNTS):
+        problem = first_problem(differs(f"turn_tokens={c}", list(fn(list(c))), want) for c, want in REQUEST_TOKENS)
+        return problem or first_problem(_running_total_problem(c, list(fn(list(c)))) for c in longer)
 
 
 @checker("exchanges_that_fit")
 def check_exchanges_that_fit(fn: Callable) -> str | None:
-    """Exercise 01.2: how many whole exchanges fit beside the system prompt."""
-    return first_problem(differs(f"{c}", fn(*c), want) for c, want in EXCHANGES_THAT_FIT)
+    """Exercise 1.3: how many whole exchanges fit beside the system prompt."""
+    with forbidding(*BUFFER_COUNTS):
+        return first_problem(differs(f"{c}", fn(*c), want) for c, want in EXCHANGES_THAT_FIT)
+
+
+def conversation_tokens(n_turns: int, user: int = 50, assistant: int = 150) -> int:
+    """Tokens sent in all over ``n_turns`` requests when request n resends n - 1 exchanges plus a user message."""
+    return sum((user + assistant) * (n - 1) + user for n in range(1, n_turns + 1))
+
+
+@answer_checker("doubling_prediction")
+def check_doubling_prediction(doubling_prediction: float) -> str | None:
+    """Exercise 1.1: how many times the bill of 100 turns do 200 turns cost? (within 10 %)"""
+    if isinstance(doubling_prediction, bool) or not isinstance(doubling_prediction, (int, float)):
+        raise TypeError(f"write your prediction as a number, like 3, got {type(doubling_prediction).__name__}")
+    ratio = conversation_tokens(200) / conversation_tokens(100)
+    if abs(doubling_prediction - ratio) <= 0.1 * ratio:
+        return None
+    return (f"you predicted {doubling_prediction:g}×; the table gives {ratio:.1f}×. Twice the turns means twice "
+            "as many requests, and the late ones are twice as long: 2 × 2 = 4.")
+
+
+def guard_trips(threshold: float, max_tokens: int = GUARD_WINDOW) -> tuple[int, int]:
+    """(turn, tokens still free) when ``is_near_limit(threshold)`` first turns true on the booking-app
+    conversation in a ``max_tokens`` buffer; the last turn if it never does."""
+    scenario, buffer = load_scenario("project_30"), ConversationBuffer(max_tokens=max_tokens)
+    for t in scenario.turns:
+        buffer.add(t.role, t.content, turn=t.turn)
+        if buffer.is_near_limit(threshold):
+            break
+    return t.turn, max_tokens - buffer.token_count()
+
+
+@answer_checker("threshold")
+def check_threshold(threshold: float) -> str | None:
+    """Exercise 1.4: a threshold that warns while three more exchanges (250 tokens) still fit, not earlier
+    than half full."""
+    if isinstance(threshold, bool) or not isinstance(threshold, (int, float)):
+        raise TypeError(f"threshold must be a number between 0 and 1, got {type(threshold).__name__}")
+    turn, free = guard_trips(threshold)
+    said = f"{threshold:g} trips after turn {turn} with {free} of {GUARD_WINDOW} tokens free"
+    if threshold < GUARD_EARLIEST:
+        return f"{said}: a guard that fires before the window is half full cries wolf. Raise it."
+    if free < GUARD_ROOM:
+        return f"{said}: fewer than the {GUARD_ROOM} tokens three more exchanges need. Lower it."
+    return None
 
 
 def buffer_cost_view(turn: int, request_tokens: list[int], price_per_million: float = 3.0) -> str:
@@ -75,10 +130,12 @@ def plot_buffer_cost(request_tokens: list[int], price_per_million: float = 3.0) 
     cumulative = np.cumsum(request_tokens)
     fig, (left, right) = plt.subplots(1, 2, figsize=(10, 3.6), layout="constrained")
     plt.close(fig)
-    left.plot(turns, request_tokens, color="tab:blue")
+    left.plot(turns, request_tokens, color=OKABE_ITO[0])
     left.set(title="Tokens sent with each request", xlabel="turn", ylabel="tokens")
-    right.plot(turns, cumulative, color="tab:red")
+    right.plot(turns, cumulative, color=OKABE_ITO[5])
     right.set(title="Tokens paid so far", xlabel="turn", ylabel="cumulative tokens")
+    for ax in (left, right):
+        ax.yaxis.set_major_formatter(StrMethodFormatter("{x:,.0f}"))
     dollars = right.secondary_yaxis("right", functions=(lambda t: t * price_per_million / 1e6,
                                                          lambda d: d * 1e6 / price_per_million))
     dollars.set_ylabel(f"dollars at ${price_per_million:g}/M")
@@ -94,7 +151,7 @@ def plot_estimators(texts: list[str], counters: dict, labels: list[str] | None =
     width = 0.8 / len(counters)
     x = np.arange(len(texts))
     for i, (name, count) in enumerate(counters.items()):
-        ax.bar(x + i * width, [count(t) for t in texts], width, label=name)
+        ax.bar(x + i * width, [count(t) for t in texts], width, label=name, color=OKABE_ITO[i])
     labels = labels or [t if len(t) < 18 else t[:15] + "…" for t in texts]
     ax.set_xticks(x + width * (len(counters) - 1) / 2, labels)
     ax.set(ylabel="estimated tokens", title="Same text, different estimates")

@@ -17,7 +17,9 @@ from __future__ import annotations
 
 import functools
 import math
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager
+from types import ModuleType
 from typing import Any
 
 import ipywidgets
@@ -58,6 +60,9 @@ def run_check(title: str, body: Callable[[Callable], str | None], candidate: Any
         problem = body(candidate)
     except NotImplementedError:
         return report(False, f"⏳ {title}: not implemented yet (replace `raise NotImplementedError` with your code)")
+    except DoneByTeachmem as err:
+        return report(False, f"❌ {title}: your function calls {err}, which already does this job; "
+                             "write the steps yourself")
     except Exception as err:  # a learner's bug: report it, do not crash the notebook
         return report(False, f"❌ {title}: your function raised {type(err).__name__}: {err}")
     if problem:
@@ -109,6 +114,35 @@ def answer_checker(title: str) -> Callable[[Callable[[Any], str | None]], Callab
             return report(not problem, f"❌ {title}: {problem}" if problem else f"✅ {title}: passed")
         return run
     return wrap
+
+
+class DoneByTeachmem(Exception):
+    """Raised when an answer calls the teachmem code that already does the exercise's job."""
+
+
+def _refuse(name: str) -> Callable[..., Any]:
+    def refuse(*_args: Any, **_kwargs: Any) -> Any:
+        raise DoneByTeachmem(name)
+    return refuse
+
+
+@contextmanager
+def forbidding(*targets: tuple[Any, str]) -> Iterator[None]:
+    """Inside the block, calling any ``(owner, attribute)`` of ``targets`` raises ``DoneByTeachmem``.
+
+    A checker works out its known answers first, then runs the learner's function inside
+    this block: an answer that only calls teachmem's own implementation fails, and says so.
+    """
+    saved = [(owner, name, vars(owner)[name]) for owner, name in targets]
+    try:
+        for owner, name, _ in saved:
+            shown = (f"{owner.__name__}.{name}" if isinstance(owner, ModuleType) else
+                     f"teachmem's {owner.__name__}" + ("" if name == "__init__" else f".{name}"))
+            setattr(owner, name, _refuse(shown))
+        yield
+    finally:
+        for owner, name, original in saved:
+            setattr(owner, name, original)
 
 
 def differs(case: str, got: Any, want: Any) -> str | None:

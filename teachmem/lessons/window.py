@@ -1,4 +1,4 @@
-"""Notebook 02's checkers, window view and plot: which messages a window keeps.
+"""Notebook 02's checkers, prediction, window view and plot: which messages a window keeps.
 
 Taught in notebooks/02_sliding_window.ipynb.
 """
@@ -8,13 +8,20 @@ import random
 from collections.abc import Callable
 
 import numpy as np
+from matplotlib.colors import ListedColormap
 from matplotlib.figure import Figure
+from matplotlib.patches import Patch
 
 from teachmem.lab.replay import feed
-from teachmem.lab.scenarios import Scenario, fact_in_text
-from teachmem.lessons.common import checker, differs, explore as explore, figure, first_problem, mark, short
+from teachmem.lab.scenarios import Scenario, fact_in_text, load_scenario
+from teachmem.lessons.common import (OKABE_ITO, answer_checker, checker, differs, explore as explore, figure,
+                                     first_problem, forbidding, mark, short)
 from teachmem.memory.token_window import MIN_ROOM, TokenBudgetWindow
 from teachmem.memory.window import SlidingWindowMemory
+
+# Exercise 2.4: a scorer must still put these decisions and facts (none from a scenario) above small talk.
+ABOVE_SMALL_TALK = [("We'll use Redis for the job queue.", "ok thanks"), ("Auth0 for login.", "haha nice"),
+                    ("My manager is called Priya.", "I see"), ("I prefer tabs over spaces.", "sounds great")]
 
 # (token_counts, budget) -> the positions kept, worked out by hand: drop the oldest until the rest fit.
 KEPT_AFTER_TRIM = [(([], 10), []), (([5, 5, 5], 15), [0, 1, 2]), (([5, 5, 5], 14), [1, 2]), (([100], 50), []),
@@ -43,27 +50,74 @@ def _kept_by_token_window(token_counts: list[int], budget: int) -> list[int]:
     return [turn - 1 for turn in window.window_turns()]
 
 
+def facts_held(memory, scenario: Scenario, fact_ids: tuple[str, ...]) -> dict[str, bool]:
+    """Whether what ``memory`` would send now mentions each fact."""
+    text = " ".join(m["content"] for m in memory.context())
+    return {fact_id: fact_in_text(scenario.fact(fact_id), text) for fact_id in fact_ids}
+
+
+@answer_checker("pins_prediction")
+def check_pins_prediction(pins_prediction: set) -> str | None:
+    """Exercise 2.1: which of the facts turn 29 needs does a window of 6 recent messages and 3 pins keep?"""
+    if not isinstance(pins_prediction, (set, frozenset)):
+        raise TypeError(f"write your prediction as a set of fact ids, like {{\"db_mysql\"}} or set(), got "
+                        f"{type(pins_prediction).__name__}")
+    scenario = load_scenario("project_30")
+    held = facts_held(feed(SlidingWindowMemory(6, 3), scenario, 29), scenario, scenario.questions[0].needs)
+    kept = {fact_id for fact_id, found in held.items() if found}
+    if set(pins_prediction) == kept:
+        return None
+    return (f"you predicted {sorted(pins_prediction)}; three pins keep {sorted(kept)}. The pins go to the three "
+            "highest scores among the older messages, and turn 7's pytest is not among them.")
+
+
 @checker("window_positions")
 def check_window_positions(fn: Callable) -> str | None:
-    """Exercise 02.1: which positions a recent + important window keeps (known answer: ``SlidingWindowMemory``)."""
+    """Exercise 2.2: which positions a recent + important window keeps (known answer: ``SlidingWindowMemory``)."""
     rng = random.Random(2)
     cases = [([0.1] * 4, 3, 2), ([0.5, 0.1, 0.1, 0.4, 0.1, 0.1, 0.1], 3, 2), ([0.9, 0.2, 0.9, 0.1, 0.3], 2, 1)]
     cases += [([rng.choice([0.1, 0.4, 0.5, 0.75]) for _ in range(rng.randint(5, 30))], rng.randint(1, 6),
                rng.randint(0, 4)) for _ in range(8)]
-    return first_problem(differs(f"importance={imp}, recent_k={r}, important_k={k}", list(fn(list(imp), r, k)),
-                                 _kept_by_sliding_window(imp, r, k)) for imp, r, k in cases)
+    wants = [_kept_by_sliding_window(imp, r, k) for imp, r, k in cases]
+    with forbidding((SlidingWindowMemory, "window_indices")):
+        return first_problem(differs(f"importance={imp}, recent_k={r}, important_k={k}", list(fn(list(imp), r, k)),
+                                     want) for (imp, r, k), want in zip(cases, wants, strict=True))
 
 
 @checker("kept_after_trim")
 def check_kept_after_trim(fn: Callable) -> str | None:
-    """Exercise 02.2: drop the oldest messages until the rest fit the budget (known answer: ``TokenBudgetWindow``)."""
-    problem = first_problem(differs(f"token_counts={c}, budget={b}", list(fn(list(c), b)), want)
-                            for (c, b), want in KEPT_AFTER_TRIM)
+    """Exercise 2.3: drop the oldest messages until the rest fit the budget (known answer: ``TokenBudgetWindow``)."""
     rng = random.Random(3)
     budgets = [rng.randint(50, 600) for _ in range(8)]
     cases = [([rng.randint(1, min(120, b)) for _ in range(rng.randint(1, 25))], b) for b in budgets]
-    return problem or first_problem(differs(f"token_counts={c}, budget={b}", list(fn(list(c), b)),
-                                            _kept_by_token_window(c, b)) for c, b in cases)
+    known = [((list(c), b), want) for (c, b), want in KEPT_AFTER_TRIM]
+    known += [((c, b), _kept_by_token_window(c, b)) for c, b in cases]
+    with forbidding((TokenBudgetWindow, "__init__")):
+        return first_problem(differs(f"token_counts={c}, budget={b}", list(fn(list(c), b)), want)
+                             for (c, b), want in known)
+
+
+@checker("my_importance")
+def check_my_importance(fn: Callable) -> str | None:
+    """Exercise 2.4: a scorer under which three pins keep both facts turn 29 asks about.
+
+    Scores stay between 0 and 1, and decisions and facts from outside the scenario still
+    score above small talk, so the rule must be about how people talk, not about this chat.
+    """
+    scenario = load_scenario("project_30")
+    scores = {t.content: fn(t.content) for t in scenario.turns}
+    for text, score in scores.items():
+        if isinstance(score, bool) or not isinstance(score, (int, float)) or not 0 <= score <= 1:
+            return f"scores must be numbers between 0 and 1, got {score!r} for {short(text, 40)!r}"
+    for high, low in ABOVE_SMALL_TALK:
+        if not fn(high) > fn(low):
+            return f"{high!r} should score above {low!r}, got {fn(high)} and {fn(low)}"
+    memory = feed(SlidingWindowMemory(6, 3, scorer=lambda text: scores[text]), scenario, 29)
+    held = facts_held(memory, scenario, scenario.questions[0].needs)
+    if all(held.values()):
+        return None
+    missing = ", ".join(fact_id for fact_id, found in held.items() if not found)
+    return f"with your scorer three pins keep turns {memory.window_turns()[:-6]}: the window still lacks {missing}"
 
 
 def window_view(scenario: Scenario, recent_k: int, important_k: int, turn: int | None = None) -> str:
@@ -98,11 +152,17 @@ def plot_window_membership(membership: np.ndarray, title: str, mark_turns: dict 
     Taught in notebooks/02_sliding_window.ipynb.
     """
     n = membership.shape[0]
+    said = np.tril(np.ones((n, n), dtype=int))             # message j has been said once the conversation reaches i
+    state = (said + membership.astype(int) * (said > 0)).T  # 0 not said yet, 1 said but not sent, 2 sent
+    colours = ["white", "#D9D9D9", OKABE_ITO[0]]
     fig, ax = figure(6.5, 5)
-    ax.imshow(membership.T, origin="lower", cmap="Blues", aspect="auto",
-              extent=(0.5, n + 0.5, 0.5, n + 0.5), vmin=0, vmax=1)
+    ax.imshow(state, origin="lower", cmap=ListedColormap(colours), aspect="auto",
+              extent=(0.5, n + 0.5, 0.5, n + 0.5), vmin=0, vmax=2, interpolation="nearest")
     for turn, label in (mark_turns or {}).items():
-        ax.axhline(turn, color="tab:red", lw=0.8, ls="--")
-        ax.text(n + 0.6, turn, label, color="tab:red", va="center", fontsize=8)
+        ax.axhline(turn, color=OKABE_ITO[5], lw=0.8, ls="--")
+        ax.text(n + 0.6, turn, label, color="black", va="center", fontsize=8)
+    ax.legend(handles=[Patch(facecolor=colours[2], label="sent with the request"),
+                       Patch(facecolor=colours[1], label="said, no longer sent")],
+              loc="upper left", fontsize=8, framealpha=1)
     ax.set(title=title, xlabel="conversation has reached turn", ylabel="message from turn")
     return fig

@@ -3,7 +3,12 @@
 A window bounds the cost: only the last ``recent_k`` messages are sent, however
 long the conversation. The price is the *context cliff*: a decision made early
 falls out of the window and the model no longer knows it. Pinning the
-``important_k`` most important older messages keeps such decisions in view.
+``important_k`` most important older messages keeps such decisions in view;
+importance is scored once, when a message arrives, by ``scorer`` (by default
+:func:`teachmem.llm.importance_rules`: decisions, preferences and stated facts
+high, small talk low). An assistant's reply counts ``ASSISTANT_WEIGHT`` of its
+score: it mostly restates what the user decided, and should not take the
+user's pin.
 
 Taught in notebooks/02_sliding_window.ipynb.
 """
@@ -15,32 +20,10 @@ from typing import Callable
 
 from teachmem.core.change import Change
 from teachmem.core.validate import require_callable, require_int_at_least, require_positive_int
+from teachmem.llm import importance_rules
 from teachmem.memory.message import Message, erase_messages, message_records, next_message, position, restore_messages
 
-# Whole words only: matching substrings would fire "use" on "because" and
-# "user", and every message mentioning a user would look like a decision.
-_DECISION = re.compile(r"\b(decid\w*|decision|use|using|prefer\w*|choos\w*|chose|switch\w*|pick\w*|"
-                       r"go(ing)? with|let's|want|will be|plan\w*)\b", re.IGNORECASE)
-_CODE = re.compile(r"`|\bdef \w+\(|\bclass \w+\s*[:(]|^\s*(import|from) \w+|"
-                   r"\bselect\b.+\bfrom\b|\bcreate table\b", re.IGNORECASE | re.MULTILINE)
-
-
-def importance(text: str) -> float:
-    """Score how much a message matters later, from 0.1 (chatter) to 1.0.
-
-    Questions, decisions and code outlive small talk. Crude, but it is enough
-    to stop "sounds good" from pushing out "we use PostgreSQL".
-    """
-    score = 0.1
-    if "?" in text:
-        score += 0.3
-    if _DECISION.search(text):
-        score += 0.4
-    if _CODE.search(text):
-        score += 0.25
-    if len(text.split()) > 30:
-        score += 0.15   # longer messages tend to carry more information
-    return round(min(score, 1.0), 2)
+ASSISTANT_WEIGHT = 0.5
 
 
 class SlidingWindowMemory:
@@ -52,7 +35,7 @@ class SlidingWindowMemory:
     kind = "window"
 
     def __init__(self, recent_k: int = 10, important_k: int = 5,
-                 *, scorer: Callable[[str], float] = importance):
+                 *, scorer: Callable[[str], float] = importance_rules):
         self.recent_k = require_positive_int("recent_k", recent_k)
         self.important_k = require_int_at_least("important_k", important_k, 0)
         require_callable("scorer", scorer)
@@ -70,7 +53,7 @@ class SlidingWindowMemory:
         """
         after = self.all_messages[-1].turn if self.all_messages else None
         message = next_message(role, content, turn, timestamp, after=after, number=self.arrived + 1)
-        score = self.scorer(content)
+        score = self.scorer(content) * (ASSISTANT_WEIGHT if role == "assistant" else 1.0)
         before = self.window_indices()
         self.importance.append(score)
         self.all_messages.append(message)
@@ -125,7 +108,7 @@ class SlidingWindowMemory:
                 "importance": list(self.importance), "arrived": self.arrived}
 
     @classmethod
-    def from_state(cls, state: dict, *, scorer: Callable[[str], float] = importance) -> "SlidingWindowMemory":
+    def from_state(cls, state: dict, *, scorer: Callable[[str], float] = importance_rules) -> "SlidingWindowMemory":
         window = cls(state["recent_k"], state["important_k"], scorer=scorer)
         window.all_messages = restore_messages(state["messages"])
         window.importance = list(state["importance"])
