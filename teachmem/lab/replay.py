@@ -239,9 +239,8 @@ def comparison_strategies() -> dict[str, Callable[[], object]]:
     """The six strategies notebook 07 compares, with the settings the earlier notebooks teach.
 
     The window keeps 6 recent messages and pins 2 (notebook 02), the summary
-    folds every 6 messages (notebook 03); the rest use their defaults.
-
-    Taught in notebooks/07_compare_strategies.ipynb.
+    folds every 6 messages (notebook 03); the rest use their defaults. Notebook 07 replays them with
+    the semantic store's importance judged (``teachmem.lessons.compare.lesson_strategies``).
     """
     return {"buffer": ConversationBuffer,
             "window": lambda: SlidingWindowMemory(recent_k=6, important_k=2),
