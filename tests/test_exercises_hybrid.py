@@ -1,11 +1,14 @@
 """Every exercise of notebooks 06 and 07 is honest: the worked solution passes its checker, a plausible
 wrong answer fails it, and an answer that only calls teachmem's own implementation fails it too."""
+import functools
+
 import pytest
 
 from conftest import load_solutions
-from teachmem import HybridMemoryManager, load_scenario
+from teachmem import HybridMemoryManager, SlidingWindowMemory, load_scenario
 from teachmem.lab.replay import comparison_strategies, feed, replay
 from teachmem.lessons import compare, hybrid
+from teachmem.llm import importance_rules
 
 S06, S07 = load_solutions("06_hybrid_manager"), load_solutions("07_compare_strategies")
 
@@ -84,14 +87,29 @@ def test_7_2_window_settings_that_answer_without_leaking(capsys):
                         dict(recent_k=14, important_k=4),        # answers, at twice the tokens allowed
                         dict(recent_k=window.recent_k, important_k=window.important_k),
                         dict(recent_k=0, important_k=2),
-                        (6, 2)],
+                        (6, 2),
+                        dict(recent_k=6, important_k=4)],        # pins pytest too, but keeps six recent
                        capsys)
     assert results[0] == (True, "✅ window_settings: passed")
     assert not results[1][0] and "it lacks pytest" in results[1][1]
     assert not results[2][0] and "at most 300 is the goal" in results[2][1]
-    assert not results[3][0] and "as current from turn 26 on" in results[3][1]
+    # teachmem's own settings pin turns 3 and 17: nothing stale, but pytest (turn 7) is lost
+    assert not results[3][0] and "with recent_k=6 and important_k=2 the window leaks nothing, but on turn 29 it " \
+        "lacks pytest" in results[3][1]
     assert not results[4][0] and "recent_k must be an int >= 1" in results[4][1]
     assert not results[5][0] and "window_settings must be a dict with recent_k and important_k" in results[5][1]
+    assert not results[6][0] and "sends 312 tokens there; at most 300 is the goal" in results[6][1]
+
+
+def test_7_2_a_pinned_choice_that_outlives_its_correction_fails_the_check(capsys, monkeypatch):
+    """The leak branch of the check: a scorer that judges the switch to MySQL low pins turn 3 alone."""
+    def switch_judged_low(text):
+        return 0.3 if text.startswith("Change of plan") else importance_rules(text)
+
+    monkeypatch.setattr(compare, "SlidingWindowMemory", functools.partial(SlidingWindowMemory, scorer=switch_judged_low))
+    (passed, line), = verdicts(compare.check_window_settings, [dict(recent_k=6, important_k=2)], capsys)
+    assert not passed
+    assert "presents JSONB support, PostgreSQL as current from turn 26 on (4 turns in all)" in line
 
 
 # ---------------------------------------------------------------- 7.3 · write it: the cheapest answer

@@ -154,13 +154,17 @@ def test_the_chart_marks_the_turn_and_shows_what_the_replay_holds_and_leaks():
 def test_fact_states_and_counts_follow_the_replay():
     postgres, mysql = PROJECT.fact("db_postgresql"), PROJECT.fact("db_mysql")
     window = RESULTS.at("window", 29)
-    assert fact_state(postgres, 29, window.holds, window.leaks) == "leaked"       # pinned turn 3, nothing newer
-    assert fact_state(mysql, 29, window.holds, window.leaks) == "missing"
+    assert fact_state(postgres, 29, window.holds, window.leaks) == "no longer true"   # pinned with turn 17
+    assert fact_state(mysql, 29, window.holds, window.leaks) == "held"
+    assert fact_state(PROJECT.fact("tests_pytest"), 29, window.holds, window.leaks) == "missing"
     assert fact_state(mysql, 16, window.holds, window.leaks) == "not said yet"
+    semantic = RESULTS.at("semantic", 17)                                      # the switch is the query
+    assert fact_state(postgres, 17, semantic.holds, semantic.leaks) == "leaked"
     buffer = RESULTS.at("buffer", 29)
     assert fact_state(postgres, 29, buffer.holds, buffer.leaks) == "no longer true"
     assert recalled_and_leaked(RESULTS, "buffer", 29) == (10, 10, 0)
-    assert recalled_and_leaked(RESULTS, "window", 29)[2] == 2
+    assert recalled_and_leaked(RESULTS, "window", 29)[2] == 0
+    assert recalled_and_leaked(RESULTS, "semantic", 17)[2] == 2
     assert recalled_and_leaked(RESULTS, "entity", 1) == (1, 1, 0)
 
 
@@ -173,7 +177,8 @@ def test_every_turn_has_a_caption_and_a_table_in_html_that_wraps_at_words():
         for page in (caption, table):
             assert "white-space:normal" in page and "monospace" not in page and "<pre" not in page
     assert "✓ yes" not in comparison_html(RESULTS, 16) and "✓ yes" in comparison_html(RESULTS, 29)
-    assert "PostgreSQL, JSONB support" in _text(comparison_html(RESULTS, 29))     # the window's stale facts
+    assert "PostgreSQL, JSONB support" in _text(comparison_html(RESULTS, 17))     # the semantic store's stale facts
+    assert "PostgreSQL, JSONB support" not in _text(comparison_html(RESULTS, 29))  # no one sends them alone
     assert "<script" not in turn_caption(RESULTS, 1).lower()
 
 

@@ -5,10 +5,11 @@
 # times the area (the replay measures 3.9).
 predicted_ratio = 4
 
-# 7.2 · Modify and observe. Pinning two messages keeps turn 3 (PostgreSQL) after turn 17 (MySQL) has
-# scrolled out. Pin enough to keep the change as well (turns 1, 3, 5, 7 and 17 are the five most
-# important older messages): the pytest decision (turn 7) and MySQL stay, nothing stale is alone,
-# and a short recent part keeps the cost low (247 tokens on turn 29).
+# 7.2 · Modify and observe. Two pins go to the switch to MySQL (turn 17) and the PostgreSQL choice
+# (turn 3): nothing stale, but pytest (turn 7) is lost. Pin enough to keep it: on turn 29 the five most
+# important older messages are turns 3, 5, 7, 17 and 27. Pinning more with six recent messages costs
+# 312 tokens; a short recent part keeps the cost low (233 tokens on turn 29). The switch outranks the
+# choice it replaced, so nothing stale is ever alone.
 window_settings = dict(recent_k=2, important_k=5)
 
 
