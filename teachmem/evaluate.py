@@ -12,6 +12,7 @@ import sys
 from teachmem.lab.evaluate import default_strategies, evaluate
 from teachmem.lab.locomo import DEFAULT_KS, LOCOMO_SAMPLE, LONG_CONVERSATIONS, LocomoError, evidence_recall, load_locomo
 from teachmem.lab.longterm import fed_recall, halves
+from teachmem.core.minilm import MiniLMEmbedder
 from teachmem.lab.scenarios import ScenarioError, list_scenarios
 from teachmem.memory.semantic import SCORINGS, SemanticMemoryStore
 
@@ -46,6 +47,7 @@ examples:
   python -m teachmem.evaluate --locomo PATH/TO/locomo10.json --k 10
   python -m teachmem.evaluate --locomo sample --k 1,5,10,20 --json
   python -m teachmem.evaluate --locomo long --fed --k 10 --scoring half_life
+  python -m teachmem.evaluate --locomo long --fed --k 10 --scoring half_life --embedder minilm
 
 built-in scenarios: {", ".join(list_scenarios())}
 "sample" stands for the bundled sample file {LOCOMO_SAMPLE.name}, "long" for
@@ -79,6 +81,9 @@ def _parser() -> argparse.ArgumentParser:
                              "budgeted recall on each half")
     parser.add_argument("--scoring", choices=sorted(SCORINGS), default=None,
                         help="with --fed: the store's score (default: the store's own default)")
+    parser.add_argument("--embedder", choices=["subword", "minilm"], default="subword",
+                        help="with --fed: the store's embedder; minilm (all-MiniLM-L6-v2 in numpy) is fused with "
+                             "BM25 at lexical_weight 0.3 (default: subword, the hand-built one)")
     parser.add_argument("--k", nargs="+", default=[",".join(map(str, DEFAULT_KS))], metavar="K",
                         help="the k of recall@k: one or more, e.g. --k 10 or --k 1,5,10,20 "
                              f"(default: {','.join(map(str, DEFAULT_KS))})")
@@ -105,13 +110,15 @@ def _locomo(args: argparse.Namespace, ks: list[int], progress: bool | None):
     name = f"the bundled file {path.name}" if args.locomo in BUNDLED else args.locomo
     conversations = load_locomo(path)
     if args.fed:
-        options = {} if args.scoring is None else {"scoring": args.scoring}
+        options: dict = {} if args.scoring is None else {"scoring": args.scoring}
+        if args.embedder == "minilm":
+            options.update(embedder=MiniLMEmbedder(), lexical_weight=0.3)
         reports = [fed_recall(half, lambda clock: SemanticMemoryStore(clock=clock, **options), ks)
                    for half in halves(conversations) if half]
         if args.json:
             return {"file": name, "halves": [r.as_dict() for r in reports]}
         return "\n\n".join(f"SemanticMemoryStore fed turn by turn with real dates, half {i} of the conversations"
-                             f" (scoring: {args.scoring or 'default'})\nfile: {name}\n{r}"
+                             f" (scoring: {args.scoring or 'default'}, embedder: {args.embedder})\nfile: {name}\n{r}"
                              for i, r in enumerate(reports, 1))
     report = evidence_recall(conversations, ks, progress=progress)
     return ({"file": name, **report.as_dict()} if args.json else
@@ -126,8 +133,8 @@ def main(argv: list[str] | None = None) -> int:
         ks = _ks(args.k)
     except argparse.ArgumentTypeError as err:
         parser.error(str(err))
-    if (args.fed or args.scoring) and not args.locomo:
-        parser.error("--fed and --scoring measure a LoCoMo file: give --locomo too")
+    if (args.fed or args.scoring or args.embedder != "subword") and not (args.locomo and args.fed):
+        parser.error("--scoring and --embedder go with --fed, which measures a LoCoMo file: give --locomo FILE --fed")
     progress = False if args.no_progress else None
     out = {}
     try:

@@ -46,7 +46,9 @@ def board():
 def test_8_1_prediction(capsys):
     passes(lesson08.check_still_sends(s08.still_sends), capsys)
     fails(lesson08.check_still_sends({"buffer"}), capsys)          # forgets the summary's copy
-    fails(lesson08.check_still_sends({"buffer", "summary", "window"}), capsys)
+    fails(lesson08.check_still_sends({"buffer", "summary"}), capsys)   # forgets the pinned copies
+    fails(lesson08.check_still_sends({"buffer", "summary", "window"}), capsys)   # forgets the hybrid's window
+    fails(lesson08.check_still_sends({"buffer", "hybrid", "summary", "window", "semantic"}), capsys)
     # "calling teachmem" instead of predicting: code, or a scoreboard
     assert "by hand" in fails(lesson08.check_still_sends(lambda: evaluate()), capsys)
     fails(lesson08.check_still_sends(evaluate({"buffer": ConversationBuffer}, "forget_address", progress=False)), capsys)

@@ -160,11 +160,23 @@ def test_the_command_line_feeds_each_half_and_reports_every_measure(capsys):
     assert all(h["strict@10"] >= 0.7 and h["tolerant@10"] >= h["strict@10"] for h in halves_)
     assert main(["--locomo", "long", "--fed", "--k", "10", "--scoring", "product"]) == 0
     out = capsys.readouterr().out
-    assert "half 2 of the conversations (scoring: product)" in out and "budget 1000" in out
+    assert "half 2 of the conversations (scoring: product, embedder: subword)" in out and "budget 1000" in out
 
 
 def test_the_command_line_refuses_fed_without_a_file(capsys):
     from teachmem.evaluate import main
     with pytest.raises(SystemExit):
         main(["--fed"])
-    assert "give --locomo too" in capsys.readouterr().err
+    assert "give --locomo FILE --fed" in capsys.readouterr().err
+    with pytest.raises(SystemExit):
+        main(["--locomo", "long", "--embedder", "minilm"])     # the embedder is for the fed measurement
+
+
+def test_the_command_line_measures_with_the_real_embedder(capsys):
+    import json
+
+    from teachmem.evaluate import main
+    assert main(["--locomo", "sample", "--fed", "--k", "5", "--scoring", "half_life", "--embedder", "minilm",
+                 "--json"]) == 0
+    halves_ = json.loads(capsys.readouterr().out)["locomo"]["halves"]
+    assert len(halves_) == 2 and all(h["strict@5"] >= 0.5 for h in halves_)

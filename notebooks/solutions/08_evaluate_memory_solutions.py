@@ -2,9 +2,11 @@
 import re
 
 # Exercise 8.1: written before the scoreboard ran. The buffer resends every message; the summary wrote the
-# address into its running text. The window, entity memory, semantic store and hybrid manager leave it out,
-# by accident: it fell out of the window, was never extracted, or is not among the best matches.
-still_sends = {"buffer", "summary"}
+# address into its running text; the window and the hybrid manager pin the address message, because the
+# importance scorer rates a stated address highly (the hybrid also keeps it in its long-term store). Nothing
+# acts on "please forget". Entity memory and the semantic store leave it out by accident: it was never
+# extracted, or is not among the best matches.
+still_sends = {"buffer", "hybrid", "summary", "window"}
 
 
 def turns_to_forget(holds_by_turn, deleted_on):

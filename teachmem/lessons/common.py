@@ -101,12 +101,13 @@ def answer_checker(title: str) -> Callable[[Callable[[Any], str | None]], Callab
     """Like ``checker``, for an exercise answered with a value instead of a function: a prediction
     written down before a cell reveals the answer, or a setting changed until the check passes.
     ``body(value)`` returns None when right, else a sentence; a bad value's TypeError or ValueError
-    is printed as what differs; ``...`` (the placeholder) prints "not answered yet"."""
+    is printed as what differs; the placeholder (``...`` or None, or a tuple of them) prints "not answered yet"."""
     def wrap(body: Callable[[Any], str | None]) -> Callable[[Any], CheckResult]:
         @functools.wraps(body)
         def run(value: Any) -> CheckResult:
-            if value is ...:
-                return report(False, f"⏳ {title}: not answered yet (replace `...` with your answer)")
+            if value is ... or value is None or isinstance(value, tuple) and any(v is ... or v is None for v in value):
+                return report(False, f"⏳ {title}: not answered yet (write your answer in place of the placeholder, "
+                                     "then run the cell again)")
             try:
                 problem = body(value)
             except (TypeError, ValueError) as err:
@@ -214,16 +215,6 @@ def short(text: str, width: int = 60) -> str:
 def fact_label(fact: Fact) -> str:
     """A scenario fact as ``entity.attribute: value``."""
     return f"{fact.entity}.{fact.attribute}: {fact.value}"
-
-
-# ---------------------------------------------------------------- predictions
-def judge_prediction(title: str, prediction: Any, problem: Callable[[Any], str | None]) -> CheckResult:
-    """Report on a prediction the learner wrote down before running a cell: ⏳ while it is still
-    None, else ✅ or ❌ with ``problem(prediction)``'s sentence (None when the prediction holds)."""
-    if prediction is None:
-        return report(False, f"⏳ {title}: write your prediction first (replace None), then run this cell")
-    found = problem(prediction)
-    return report(found is None, f"✅ {title}: your prediction holds" if found is None else f"❌ {title}: {found}")
 
 
 # ---------------------------------------------------------------- figures

@@ -14,7 +14,7 @@ from teachmem.core.validate import require_positive_int
 from teachmem.core.words import shared_words
 from teachmem.lab.scenarios import Scenario, fact_in_text, load_scenario
 from teachmem.lessons.common import (OKABE_ITO, CheckResult, checker, explore as explore,
-                                     fact_label, figure, judge_prediction, mark, report, short)
+                                     fact_label, figure, answer_checker, mark, report, short)
 from teachmem.llm import rule_triples
 from teachmem.memory.entity import EntityMemory
 
@@ -116,9 +116,10 @@ def _extraction_problem(prediction: Any) -> str | None:
             + ". Read the facts printed above for why.")
 
 
-def check_yields_a_fact(yields_a_fact: Any) -> CheckResult:
+@answer_checker("extraction prediction")
+def check_yields_a_fact(yields_a_fact: Any) -> str | None:
     """Exercise 4.1 (predict, then run): the numbers of the messages that yield a fact of confidence >= 0.7."""
-    return judge_prediction("extraction prediction", yields_a_fact, _extraction_problem)
+    return _extraction_problem(yields_a_fact)
 
 
 def question_memory() -> EntityMemory:

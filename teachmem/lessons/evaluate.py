@@ -31,9 +31,10 @@ def check_still_sends(still_sends: object) -> str | None:
     board = evaluate(default_strategies(), "forget_address", progress=False)
     actual = {s for s in board.strategies if board.get(s, "forget_address").deletion_leakage}
     return prediction_problem(still_sends, actual,
-                              "Only a strategy that keeps the raw words (every message, or a running text "
-                              "written from them) sends them again; the others leave the address out because "
-                              "they never kept it or it fell out of reach, not because they were asked.")
+                              "A strategy that keeps the raw words (every message, a running text written from "
+                              "them, or a message pinned as important) sends them again: nothing acts on the "
+                              "request. The others leave the address out because they never extracted it or "
+                              "never ranked it among the best matches, not because they were asked.")
 
 
 # ---------------------------------------------------------------- exercise 8.2: turns to forget

@@ -14,7 +14,7 @@ from matplotlib.figure import Figure
 
 from teachmem.lab.scenarios import Fact, fact_in_text, load_scenario
 from teachmem.lessons.common import (OKABE_ITO, CheckResult, checker, explore as explore,
-                                     fact_label, figure, judge_prediction, mark, report)
+                                     fact_label, figure, answer_checker, mark, report)
 from teachmem.llm import OfflineLLM, summarize
 
 # The first day of the project_30 conversation is summarised, then these later messages of the same
@@ -101,14 +101,13 @@ def _drift_problem(prediction: tuple[Any, Any]) -> str | None:
     return "; ".join(problems) or None
 
 
-def check_drift_prediction(drift_prediction: Any) -> CheckResult:
+@answer_checker("drift prediction")
+def check_drift_prediction(drift_prediction: Any) -> str | None:
     """Exercise 3.1 (predict, then run): ``(first_to_go, kept_at_the_end)``, which first-day fact the
     follow-up folds lose first and how many of them are left after the last fold (off by one counts)."""
     if not isinstance(drift_prediction, tuple) or len(drift_prediction) != 2:
-        return report(False, "❌ drift prediction: expected (first_to_go, kept_at_the_end), "
-                             f"got {type(drift_prediction).__name__}")
-    prediction = None if None in drift_prediction else drift_prediction
-    return judge_prediction("drift prediction", prediction, _drift_problem)
+        return f"expected (first_to_go, kept_at_the_end), got {type(drift_prediction).__name__}"
+    return _drift_problem(drift_prediction)
 
 
 def check_my_pins(pins: Any) -> CheckResult:
