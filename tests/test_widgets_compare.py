@@ -267,7 +267,7 @@ def test_every_chart_lays_its_panels_out_on_the_same_whole_pixels():
             assert np.allclose(pixels, np.round(pixels), atol=1e-6), pixels
     assert [ax.get_position().bounds for ax in charts[0].fig.axes] == \
         [ax.get_position().bounds for ax in charts[1].fig.axes]
-    assert whole_pixels((0.1234, 0.2, 0.3, 0.4), 1100, 430) == [136 / 1100, 86 / 430, 330 / 1100, 172 / 430]
+    assert whole_pixels((0.1234, 0.2, 0.3, 0.4), 1100, 430) == (136 / 1100, 86 / 430, 330 / 1100, 172 / 430)
 
 
 def test_prerender_waits_for_a_drawing_elsewhere_to_finish():

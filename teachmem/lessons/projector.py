@@ -48,11 +48,11 @@ NO_POINTS = np.empty((0, 2))
 DRAWING = threading.Lock()
 
 
-def whole_pixels(bounds: tuple[float, float, float, float], width: float, height: float) -> list[float]:
+def whole_pixels(bounds: tuple[float, float, float, float], width: float, height: float) -> tuple[float, float, float, float]:
     """Figure-fraction ``(left, bottom, width, height)`` moved to the nearest whole pixels of a ``width``×``height`` figure."""
     left, bottom, w, h = bounds
     x0, y0, x1, y1 = round(left * width), round(bottom * height), round((left + w) * width), round((bottom + h) * height)
-    return [x0 / width, y0 / height, (x1 - x0) / width, (y1 - y0) / height]
+    return x0 / width, y0 / height, (x1 - x0) / width, (y1 - y0) / height
 
 
 def checked_turn(replay: Replay, turn: object) -> int:
