@@ -99,12 +99,13 @@ import html as html_lib  # noqa: E402
 import io  # noqa: E402
 import re  # noqa: E402
 
+import numpy as np  # noqa: E402
 import PIL.Image  # noqa: E402
 
 from teachmem.lab.replay import comparison_strategies, extractions, replay  # noqa: E402
 from teachmem.lessons.projector import (  # noqa: E402
-    FACT_STATES, ComparisonChart, ComparisonWidget, ExtractionWidget, checked_turn, comparison_html, extraction_html,
-    fact_state, marked_html, recalled_and_leaked, turn_caption, turn_from_query)
+    DRAWING, FACT_STATES, ComparisonChart, ComparisonWidget, ExtractionWidget, checked_turn, comparison_html,
+    extraction_html, fact_state, marked_html, recalled_and_leaked, turn_caption, turn_from_query, whole_pixels)
 
 RESULTS = replay(PROJECT, comparison_strategies())
 CHART = ComparisonChart(RESULTS)
@@ -259,3 +260,26 @@ def test_prerender_draws_every_turn_in_the_background_as_png_would():
     chart.prerender().join(timeout=300)
     assert chart.turns_drawn == list(range(1, len(PROJECT) + 1))
     assert all(chart.png(t) == CHART.png(t) for t in (1, 17, 30))
+
+
+def test_every_chart_lays_its_panels_out_on_the_same_whole_pixels():
+    # The first chart of a process could be laid out a fraction of a pixel off the next ones (its text measured
+    # first), which shifted every moving line's antialiasing: the same turn, another picture.
+    charts = [CHART, ComparisonChart(RESULTS)]
+    for chart in charts:
+        for ax in chart.fig.axes:
+            pixels = ax.get_position().bounds * np.array([1100, 430, 1100, 430])
+            assert np.allclose(pixels, np.round(pixels), atol=1e-6), pixels
+    assert [ax.get_position().bounds for ax in charts[0].fig.axes] == \
+        [ax.get_position().bounds for ax in charts[1].fig.axes]
+    assert whole_pixels((0.1234, 0.2, 0.3, 0.4), 1100, 430) == (136 / 1100, 86 / 430, 330 / 1100, 172 / 430)
+
+
+def test_prerender_waits_for_a_drawing_elsewhere_to_finish():
+    chart = ComparisonChart(RESULTS)
+    with DRAWING:                          # another chart drawing: the thread must not draw meanwhile
+        thread = chart.prerender()
+        thread.join(timeout=0.5)
+        assert thread.is_alive() and chart.turns_drawn == []
+    thread.join(timeout=300)
+    assert chart.turns_drawn == list(range(1, len(PROJECT) + 1)) and chart.png(17) == CHART.png(17)

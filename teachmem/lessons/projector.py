@@ -43,6 +43,16 @@ FACT_STATES: dict[str, dict[str, Any]] = {
     "not said yet": {"marker": ".", "s": 12, "color": "0.8"},
 }
 NO_POINTS = np.empty((0, 2))
+# Matplotlib is not thread-safe: every chart draws under this one lock (figures share font objects and caches),
+# so ``prerender``'s thread and a widget's callback never draw at the same time, on one chart or on two.
+DRAWING = threading.Lock()
+
+
+def whole_pixels(bounds: tuple[float, float, float, float], width: float, height: float) -> tuple[float, float, float, float]:
+    """Figure-fraction ``(left, bottom, width, height)`` moved to the nearest whole pixels of a ``width``×``height`` figure."""
+    left, bottom, w, h = bounds
+    x0, y0, x1, y1 = round(left * width), round(bottom * height), round((left + w) * width), round((bottom + h) * height)
+    return x0 / width, y0 / height, (x1 - x0) / width, (y1 - y0) / height
 
 
 def checked_turn(replay: Replay, turn: object) -> int:
@@ -86,16 +96,18 @@ class ComparisonChart:
         self._facts_panel(ax_facts)
         self._recall_panel(ax_recall)
         self._pngs: dict[int, bytes] = {}
-        self._lock = threading.Lock()          # one drawing at a time: the widget's and ``prerender``'s
         self.moving = sorted([*self.lines, *self.dots, self.marker, *self.states.values(), *self.recalled,
                               *self.leaked, *self.counts], key=lambda artist: artist.get_zorder())
-        self.draw(len(replay.scenario))
-        self.canvas.draw()
-        self.fig.set_layout_engine("none")     # every turn keeps the same layout ...
-        for artist in self.moving:             # ... and the same background: only what moves is drawn again
-            artist.set_animated(True)
-        self.canvas.draw()
-        self._background = self.canvas.copy_from_bbox(self.fig.bbox)
+        with DRAWING:
+            self.draw(len(replay.scenario))
+            self.canvas.draw()
+            self.fig.set_layout_engine("none")     # every turn keeps the same layout ...
+            for ax in self.fig.axes:               # ... on whole pixels, whatever a first text measurement gave
+                ax.set_position(whole_pixels(ax.get_position().bounds, self.fig.bbox.width, self.fig.bbox.height))
+            for artist in self.moving:             # ... and the same background: only what moves is drawn again
+                artist.set_animated(True)
+            self.canvas.draw()
+            self._background = self.canvas.copy_from_bbox(self.fig.bbox)
 
     def _tokens_panel(self, ax: Axes) -> None:
         turns = np.arange(1, len(self.replay.scenario) + 1)
@@ -165,7 +177,7 @@ class ComparisonChart:
     def png(self, turn: int) -> bytes:
         """The chart at ``turn`` as PNG bytes (drawn once per turn, then kept)."""
         turn = checked_turn(self.replay, turn)
-        with self._lock:
+        with DRAWING:
             if turn not in self._pngs:
                 canvas = self.canvas
                 canvas.restore_region(self._background)
