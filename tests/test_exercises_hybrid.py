@@ -89,7 +89,9 @@ def test_7_2_window_settings_that_answer_without_leaking(capsys):
     assert results[0] == (True, "✅ window_settings: passed")
     assert not results[1][0] and "it lacks pytest" in results[1][1]
     assert not results[2][0] and "at most 300 is the goal" in results[2][1]
-    assert not results[3][0] and "as current from turn 26 on" in results[3][1]
+    # teachmem's own settings: with the importance scorer that also ranks the window, turn 7 (pytest)
+    # is no longer pinned, so they fail for the missing fact rather than for a leak
+    assert not results[3][0] and "it lacks pytest" in results[3][1]
     assert not results[4][0] and "recent_k must be an int >= 1" in results[4][1]
     assert not results[5][0] and "window_settings must be a dict with recent_k and important_k" in results[5][1]
 
