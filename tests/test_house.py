@@ -94,3 +94,12 @@ def test_the_reading_load_script_prints_every_strategy(capsys):
         assert f"{strategy.removeprefix('teachmem.'):22} {load:5d} lines" in out
         assert load == sum(reading_load.lines(reading_load.modules()[m]) for m in counted)
     assert reading_load.main(["--limit", "1"]) == 1
+
+
+def test_the_time_script_answers_help_and_names_a_missing_notebook(capsys):
+    with pytest.raises(SystemExit) as done:
+        estimate_time.main(["--help"])
+    assert done.value.code == 0 and "130 words of prose a minute" in capsys.readouterr().out
+    with pytest.raises(SystemExit) as done:
+        estimate_time.main(["no/such.ipynb"])
+    assert done.value.code == 2 and "no notebook at no/such.ipynb" in capsys.readouterr().err

@@ -18,6 +18,7 @@ cells) is printed beside the estimate when there is one.
 """
 from __future__ import annotations
 
+import argparse
 import json
 import math
 import re
@@ -97,7 +98,15 @@ def table(estimates: list[Estimate]) -> str:
 
 
 def main(argv: list[str]) -> int:
-    paths = [Path(a) for a in argv] or sorted((ROOT / "notebooks").glob("*.ipynb"))
+    parser = argparse.ArgumentParser(prog="python tools/estimate_time.py", description=__doc__.split("\n\n")[0],
+                                     epilog=f"yardstick: {WORDS_PER_MINUTE} words of prose a minute, "
+                                            f"{MINUTES_PER_CODE_CELL} minute a code cell, "
+                                            f"{MINUTES_PER_EXERCISE} minutes an exercise")
+    parser.add_argument("notebooks", nargs="*", type=Path, help="notebooks to estimate (default: every one)")
+    paths = parser.parse_args(argv).notebooks or sorted((ROOT / "notebooks").glob("*.ipynb"))
+    missing = [p for p in paths if not p.is_file()]
+    if missing:
+        parser.error(f"no notebook at {', '.join(map(str, missing))}")
     print(f"Estimated time: {WORDS_PER_MINUTE} words of prose a minute, {MINUTES_PER_CODE_CELL} minute a code "
           f"cell, {MINUTES_PER_EXERCISE} minutes an exercise (rounded up per notebook).")
     print(table([estimate(p) for p in paths]))

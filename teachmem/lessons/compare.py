@@ -18,7 +18,7 @@ from teachmem.core.tokens import count_message_tokens
 from teachmem.lab.replay import Replay, comparison_strategies, replacements
 from teachmem.lab.replay import replay as replay_scenario
 from teachmem.lab.scenarios import Fact, Scenario, Turn, load_scenario
-from teachmem.lessons.common import (answer_checker, checker, differs, explore as explore, figure, first_problem,
+from teachmem.lessons.common import (OKABE_ITO, answer_checker, checker, differs, explore as explore, figure, first_problem,
                                      mark, short)
 from teachmem.llm import importance_rules
 from teachmem.memory.buffer import ConversationBuffer
@@ -317,8 +317,8 @@ def plot_tokens_per_turn(replay: Replay, mark_turn: int | None = None) -> Figure
     """
     fig, ax = figure(8, 3.8)
     turns = np.arange(1, len(replay.scenario) + 1)
-    for name in replay.strategies:
-        ax.plot(turns, replay.tokens(name), marker=".", label=name)
+    for i, name in enumerate(replay.strategies):
+        ax.plot(turns, replay.tokens(name), marker=".", color=OKABE_ITO[i % len(OKABE_ITO)], label=name)
     if mark_turn:
         ax.axvline(mark_turn, color="0.5", ls="--", lw=0.8)
     ax.set(xlabel="turn", ylabel="tokens in the context", title="What each strategy sends, turn by turn")
@@ -351,8 +351,10 @@ def plot_model_calls(replay: Replay) -> Figure:
     """
     fig, ax = figure(8, 3.4)
     turns = np.arange(1, len(replay.scenario) + 1)
-    for name in replay.strategies:
-        ax.step(turns, replay.calls(name), where="post", label=name)
+    never = [name for name in replay.strategies if not replay.calls(name)[-1]]
+    for i, name in enumerate(replay.strategies):
+        if name not in never:
+            ax.step(turns, replay.calls(name), where="post", color=OKABE_ITO[i % len(OKABE_ITO)], label=name)
     ax.set(xlabel="turn", ylabel="model calls so far", title="What remembering costs in model calls")
-    ax.legend(fontsize=8)
+    ax.legend(title=f"no calls at all: {', '.join(never)}" if never else None, fontsize=8, title_fontsize=8)
     return fig
