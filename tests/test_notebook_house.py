@@ -3,7 +3,8 @@
 - Its stated time is what ``tools/estimate_time.py`` computes, and no notebook needs more than an hour.
 - At least two checked exercises, a question that asks for a prediction before the answer is shown,
   and a "Further reading" section that names the published work the lesson stands on.
-- Plain words: no shorthand a learner cannot look up, no machine path in a stored output.
+- Plain words: no shorthand a learner cannot look up, no test marker in the code, no machine path in a
+  stored output.
 - Plots a projector can show: no stored image wider than 1,100 pixels.
 """
 from __future__ import annotations
@@ -78,6 +79,7 @@ def test_plain_words_and_no_machine_paths(path):
         shown = cell.source + "\n" + _outputs_text(cell)
         found = INSIDER.search(shown)
         assert not found, f"{path.name} cell {i} says {found.group()!r}"
+        assert "NBVAL" not in cell.source, f"{path.name} cell {i}: a test marker belongs in the cell's tags"
         found = MACHINE_PATH.search(_outputs_text(cell))
         assert not found, f"{path.name} cell {i} shows a machine path ({found.group()!r}) in its output"
 
