@@ -56,3 +56,28 @@ def test_every_checker_of_a_lesson_passes_its_worked_solution(notebook, capsys):
     for name in checkers:
         assert getattr(lesson, name)(getattr(solutions, name.removeprefix("check_"))), name
         assert "✅" in capsys.readouterr().out
+
+
+def test_a_predict_then_run_cell_hides_its_output_until_the_prediction_is_written(capsys):
+    import doctest
+
+    import matplotlib.pyplot as plt
+
+    from teachmem.lessons import common
+    assert doctest.testmod(common, optionflags=doctest.ELLIPSIS).failed == 0
+    plt.close("all")
+    for placeholder in (..., None, ("a", ...)):
+        with common.after_prediction(placeholder):
+            print("the answer is 42")
+            plt.figure()
+        out = capsys.readouterr().out
+        assert "42" not in out and "hidden until you write your prediction" in out
+        assert plt.get_fignums() == [], "a figure drawn before the prediction would give the answer away"
+    with common.after_prediction({"x"}):
+        print("the answer is 42")
+        plt.figure()
+    assert capsys.readouterr().out == "the answer is 42\n" and len(plt.get_fignums()) == 1
+    plt.close("all")
+    with pytest.raises(ZeroDivisionError):   # a broken cell still fails under nbval
+        with common.after_prediction(...):
+            print(1 / 0)

@@ -15,7 +15,9 @@ GitHub.
 """
 from __future__ import annotations
 
+import contextlib
 import functools
+import io
 import math
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
@@ -84,9 +86,40 @@ def checker(title: str) -> Callable[[Callable[[Callable], str | None]], Callable
     return wrap
 
 
+def unanswered(value: Any) -> bool:
+    """True for a placeholder an exercise starts with: ``...`` or None, or a tuple holding one."""
+    return value is ... or value is None or isinstance(value, tuple) and any(v is ... or v is None for v in value)
+
+
+@contextmanager
+def after_prediction(prediction: Any) -> Iterator[None]:
+    """Run the block either way; show what it printed, and the plots it drew, only once ``prediction`` is written.
+
+    A predict-then-run cell is stored with its placeholder, so its saved output must not give the answer
+    away: until the prediction is written, the block still runs (a broken cell still fails) but its printed
+    lines and new figures are dropped, and one line says why.
+
+    >>> with after_prediction(...):
+    ...     print("the answer is 42")
+    The output is hidden until you write your prediction above (then run this cell again).
+    >>> with after_prediction(42):
+    ...     print("the answer is 42")
+    the answer is 42
+    """
+    if not unanswered(prediction):
+        yield
+        return
+    figures = set(plt.get_fignums())
+    with contextlib.redirect_stdout(io.StringIO()):
+        yield
+    for number in set(plt.get_fignums()) - figures:
+        plt.close(number)
+    print("The output is hidden until you write your prediction above (then run this cell again).")
+
+
 def reveal(name: str, guess, answer, tolerance: float = 0, unit: str = "") -> CheckResult:
     """Compare a prediction written before the reveal with the ``answer`` the notebook computed."""
-    if guess is None:
+    if unanswered(guess):
         return report(False, f"⏳ {name}: write your prediction in the cell above first, then run this cell again")
     if isinstance(answer, str):
         right = isinstance(guess, str) and guess.strip().lower() == answer
@@ -105,7 +138,7 @@ def answer_checker(title: str) -> Callable[[Callable[[Any], str | None]], Callab
     def wrap(body: Callable[[Any], str | None]) -> Callable[[Any], CheckResult]:
         @functools.wraps(body)
         def run(value: Any) -> CheckResult:
-            if value is ... or value is None or isinstance(value, tuple) and any(v is ... or v is None for v in value):
+            if unanswered(value):
                 return report(False, f"⏳ {title}: not answered yet (write your answer in place of the placeholder, "
                                      "then run the cell again)")
             try:
