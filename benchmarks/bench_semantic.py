@@ -63,7 +63,7 @@ def sentences(n: int, seed: int) -> list[str]:
     picks = [rng.integers(0, len(p), n) for p in (_SUBJECTS, _VERBS, _TOPICS, _TAILS)]
     numbers = rng.integers(1, 10_000, n)
     return [f"{'user' if i % 2 else 'assistant'}: {_SUBJECTS[a]} {_VERBS[b]} {_TOPICS[c]} {_TAILS[d]} #{x}"
-            for i, (a, b, c, d, x) in enumerate(zip(*picks, numbers))]
+            for i, (a, b, c, d, x) in enumerate(zip(*picks, numbers, strict=True))]
 
 
 class ListLoopStore:
@@ -114,12 +114,12 @@ def run(n: int) -> dict:
 
     store = SemanticMemoryStore()
     start = time.perf_counter()
-    for text, when in zip(texts, stamps):
+    for text, when in zip(texts, stamps, strict=True):
         store.store(text, timestamp=when)
     store_per_s = n / (time.perf_counter() - start)
 
     naive = ListLoopStore()
-    for row, (text, when) in enumerate(zip(texts, stamps)):
+    for row, (text, when) in enumerate(zip(texts, stamps, strict=True)):
         naive.store(store.table.matrix[row], text, timestamp=when)
 
     matrix = store.table.matrix
