@@ -89,11 +89,21 @@ def test_an_old_memory_that_matches_beats_a_new_one_that_does_not():
     clock.advance(days=300)
     store.store("the weather in London was grey again today")
     assert store.explain("what does my sister do", 1)[0]["row"] == 0
-    product = SemanticMemoryStore(clock=ManualClock(START))
+    product = SemanticMemoryStore(clock=ManualClock(START), scoring="product")
     product.store("my sister Efua is a nurse in London")
     product.clock.advance(days=300)
     product.store("the weather in London was grey again today")
     assert product.explain("what does my sister do", 1)[0]["row"] == 1    # what the daily product does
+
+
+def test_the_default_store_keeps_an_old_memory_findable_and_the_product_stays_an_option():
+    clock = ManualClock(START)
+    store = SemanticMemoryStore(clock=clock)
+    assert store.scoring == "half_life" and "product" in SCORINGS
+    store.store("my sister Efua is a nurse in London")
+    clock.advance(days=300)
+    store.store("the weather in London was grey again today")
+    assert store.explain("what does my sister do", 1)[0]["row"] == 0
 
 
 def test_session_time_reads_locomo_dates_and_names_a_bad_one():
