@@ -5,6 +5,7 @@ Taught in notebooks/05_semantic_memory.ipynb.
 from __future__ import annotations
 
 from collections.abc import Callable
+from functools import partial
 from datetime import datetime, timedelta
 
 import matplotlib.pyplot as plt
@@ -208,8 +209,11 @@ def early_recall(conversations: list[LocomoConversation], scorings: tuple[str, .
 
     Taught in notebooks/05_semantic_memory.ipynb.
     """
-    return {s: fed_recall(conversations, lambda clock, s=s: SemanticMemoryStore(clock=clock, scoring=s), ks, (1000,))
-            for s in scorings}
+    return {s: fed_recall(conversations, partial(_store_on, scoring=s), ks, (1000,)) for s in scorings}
+
+
+def _store_on(clock, scoring: str) -> SemanticMemoryStore:
+    return SemanticMemoryStore(clock=clock, scoring=scoring)
 
 
 def plot_early_recall(reports: dict[str, FedReport]) -> Figure:
@@ -220,7 +224,7 @@ def plot_early_recall(reports: dict[str, FedReport]) -> Figure:
     fig, ax = figure(8, 3.6)
     for (name, report), colour, marker in zip(reports.items(), OKABE_ITO, "osd^", strict=False):
         ks = list(report.ks)
-        ax.plot(ks, [report.recall(f"strict@{k}") for k in ks], color=colour, marker=marker, lw=2,
+        ax.plot(ks, [report.recall(f"strict@{k}") or 0.0 for k in ks], color=colour, marker=marker, lw=2,
                 label=f'scoring="{name}"')
     ax.set_xticks(list(next(iter(reports.values())).ks) if reports else [])
     ax.set(title="Questions about the first sessions, asked months later", xlabel="k (memories retrieved)",
