@@ -42,7 +42,7 @@ The package, one idea a module:
 
 Taught in notebooks/03_summary_memory.ipynb and notebooks/04_entity_memory.ipynb.
 """
-from teachmem.llm.protocol import (LLM, AuthenticationError, ExtractionError, ExtractionWarning, LLMError,
+from teachmem.llm.protocol import (LLM, ToolLLM, AuthenticationError, ExtractionError, ExtractionWarning, LLMError,
                                    LLMTimeoutError, MalformedResponseError, Triple, Usage)
 from teachmem.llm.tasks import (CONTRADICTION_PROMPT, EXTRACTION_PROMPT, IMPORTANCE_PROMPT, SUMMARY_PROMPT,
                                 extract_triples, find_contradiction, score_importance, summarize)
@@ -54,7 +54,7 @@ from teachmem.llm.summaries import summarize_rules
 from teachmem.llm.offline import OfflineLLM
 from teachmem.llm.openai import OpenAICompatibleLLM
 
-__all__ = ["Usage", "LLM", "OfflineLLM", "OpenAICompatibleLLM", "Triple",
+__all__ = ["Usage", "LLM", "ToolLLM", "OfflineLLM", "OpenAICompatibleLLM", "Triple",
            "LLMError", "AuthenticationError", "LLMTimeoutError", "MalformedResponseError",
            "ExtractionError", "ExtractionWarning",
            "SUMMARY_PROMPT", "EXTRACTION_PROMPT", "IMPORTANCE_PROMPT", "CONTRADICTION_PROMPT",

@@ -74,11 +74,11 @@ class OfflineLLM:
         Taught in notebooks/11_memory_as_tools.ipynb.
         """
         messages = check_messages(messages)
+        chosen = decide(messages, check_tools(tools))
         calls = [{"id": f"call_{self.usage.calls + 1}_{i}", "type": "function",
-                  "function": {"name": name, "arguments": json.dumps(args)}}
-                 for i, (name, args) in enumerate(decide(messages, check_tools(tools)), 1)]
+                  "function": {"name": name, "arguments": json.dumps(args)}} for i, (name, args) in enumerate(chosen, 1)]
         self.usage.record(sum(estimate_tokens(m["content"]) for m in messages),
-                          sum(estimate_tokens(c["function"]["arguments"]) + 1 for c in calls))
+                          sum(estimate_tokens(json.dumps(args)) + 1 for _, args in chosen))
         return {"role": "assistant", "content": "", "tool_calls": calls}
 
     # -- which job is this? ----------------------------------------------

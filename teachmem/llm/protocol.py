@@ -13,7 +13,7 @@ from typing import NamedTuple, Protocol, runtime_checkable
 
 from teachmem.core.validate import ROLES
 
-__all__ = ["Usage", "LLM", "Triple", "LLMError", "AuthenticationError", "LLMTimeoutError",
+__all__ = ["Usage", "LLM", "ToolLLM", "Triple", "LLMError", "AuthenticationError", "LLMTimeoutError",
            "MalformedResponseError", "ExtractionError", "ExtractionWarning", "check_messages", "check_tools"]
 
 
@@ -57,6 +57,18 @@ class LLM(Protocol):
     usage: Usage
 
     def complete(self, messages: list[dict], *, json_mode: bool = False) -> str:
+        ...
+
+
+@runtime_checkable
+class ToolLLM(LLM, Protocol):
+    """A model that can also call tools: ``complete_with_tools(messages, tools) -> dict``, the assistant
+    message ``{"role": "assistant", "content": str, "tool_calls": [...]}`` in the OpenAI wire format.
+
+    Taught in notebooks/11_memory_as_tools.ipynb.
+    """
+
+    def complete_with_tools(self, messages: list[dict], tools: list[dict]) -> dict:
         ...
 
 

@@ -16,7 +16,8 @@ text not found, unknown label) comes back as an error string and changes nothing
 
 Memory pressure: once the context passes 70 % of ``context_tokens`` the model is warned; before it
 would pass 100 %, the oldest messages are evicted into recall storage and folded into a recursive
-summary, until the context fills at most half the budget. It never exceeds the budget.
+summary, until the context fills at most half the budget (or no message is left). It never
+exceeds the budget.
 
 Taught in notebooks/11_memory_as_tools.ipynb.
 """
@@ -30,7 +31,7 @@ from teachmem.core.change import Change
 from teachmem.core.tokens import estimate_tokens
 from teachmem.core.validate import (require_callable, require_int_at_least, require_positive_int, require_role,
                                     require_text, require_turn)
-from teachmem.llm import LLM, OfflineLLM, summarize
+from teachmem.llm import OfflineLLM, ToolLLM, summarize
 from teachmem.memory.semantic import SemanticMemoryStore
 from teachmem.memory.token_window import truncate_to_tokens
 
@@ -88,7 +89,7 @@ class MemoryAgent:
 
     kind = "agent"
 
-    def __init__(self, llm: LLM | None = None, *, context_tokens: int = 1000, block_limit: int = 400,
+    def __init__(self, llm: ToolLLM | None = None, *, context_tokens: int = 1000, block_limit: int = 400,
                  clock=None, persona: str = PERSONA):
         self.context_tokens = require_positive_int("context_tokens", context_tokens)
         self.block_limit = require_positive_int("block_limit", block_limit)
@@ -333,7 +334,7 @@ class MemoryAgent:
                 "last_turn": self.last_turn, "arrived": self.arrived, "warned": self.warned}
 
     @classmethod
-    def from_state(cls, state: dict, *, llm: LLM | None = None, clock=None) -> "MemoryAgent":
+    def from_state(cls, state: dict, *, llm: ToolLLM | None = None, clock=None) -> "MemoryAgent":
         """Rebuild from ``to_state()``; the model is not state, so pass it again."""
         agent = cls(llm, context_tokens=state["context_tokens"], block_limit=state["block_limit"],
                     persona=state["core"]["persona"])
