@@ -64,8 +64,7 @@ class LLM(Protocol):
 class ToolLLM(LLM, Protocol):
     """A model that can also call tools: ``complete_with_tools(messages, tools) -> dict``, the assistant
     message ``{"role": "assistant", "content": str, "tool_calls": [...]}`` in the OpenAI wire format.
-
-    Taught in notebooks/11_memory_as_tools.ipynb.
+    ``teachmem.MemoryAgent`` needs one.
     """
 
     def complete_with_tools(self, messages: list[dict], tools: list[dict]) -> dict:
