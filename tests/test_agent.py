@@ -2,6 +2,7 @@
 offline policy that drives it."""
 import json
 import re
+from datetime import datetime
 
 import pytest
 
@@ -306,6 +307,8 @@ def test_add_returns_changes():
     (lambda: MemoryAgent().add("user", 5), TypeError, "user_message"),
     (lambda: MemoryAgent().step(""), ValueError, "user_message"),
     (lambda: MemoryAgent().step("hi", turn=-1), ValueError, "turn"),
+    (lambda: MemoryAgent().step("hi", timestamp="2026-03-01"), TypeError, "timestamp"),
+    (lambda: MemoryAgent().add("assistant", "hi", timestamp=1), TypeError, "timestamp"),
     (lambda: MemoryAgent().core_memory_append(5, "x"), TypeError, "label"),
     (lambda: MemoryAgent().core_memory_replace("human", "", "x"), ValueError, "old"),
     (lambda: MemoryAgent().archival_memory_insert(None), TypeError, "content"),
@@ -348,6 +351,14 @@ def test_forget_reaches_every_tier():
     assert audit.clean, str(audit)
     assert "Maya" not in json.dumps(agent.to_state())
     assert re.search("forgotten", agent.core["human"])
+
+
+def test_timestamps_reach_recall_storage():
+    agent = MemoryAgent(context_tokens=450, block_limit=100)
+    for i in range(30):
+        agent.step(f"Statement {i} about the garden, the roses and the new fence.", timestamp=datetime(2026, 3, 1 + i))
+    row = next(r for r, text in enumerate(agent.recall.texts) if "Statement 0 " in text)
+    assert agent.recall.metadata[row]["timestamp"] == "2026-03-01T00:00:00"
 
 
 def test_the_agent_is_exported():

@@ -29,8 +29,8 @@ from datetime import datetime
 
 from teachmem.core.change import Change
 from teachmem.core.tokens import estimate_tokens
-from teachmem.core.validate import (require_callable, require_int_at_least, require_positive_int, require_role,
-                                    require_text, require_turn)
+from teachmem.core.validate import (require_callable, require_datetime, require_int_at_least, require_positive_int,
+                                    require_role, require_text, require_turn)
 from teachmem.llm import OfflineLLM, ToolLLM, summarize
 from teachmem.memory.semantic import SemanticMemoryStore
 from teachmem.memory.token_window import truncate_to_tokens
@@ -196,7 +196,7 @@ class MemoryAgent:
         require_text("content", content, allow_empty=True)
         turn = require_turn("turn", turn, self.last_turn)
         self.changes = []
-        self._queue(role, content, turn, timestamp)
+        self._queue(role, content, turn, require_datetime("timestamp", timestamp))
         self.last_turn = turn
         return self.changes
 
@@ -210,7 +210,7 @@ class MemoryAgent:
         require_text("user_message", user_message)
         turn = require_turn("turn", turn, self.last_turn)
         self.changes, calls = [], []
-        self._queue("user", user_message, turn, timestamp)
+        self._queue("user", user_message, turn, require_datetime("timestamp", timestamp))
         self.last_turn = turn
         share = self.tokens() / self.context_tokens
         warned = share >= WARN_AT and not self.warned
