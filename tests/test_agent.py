@@ -304,7 +304,8 @@ def test_add_returns_changes():
     (lambda: MemoryAgent(block_limit=0), ValueError, "block_limit"),
     (lambda: MemoryAgent(llm=object()), TypeError, "llm must be an object with complete_with_tools"),
     (lambda: MemoryAgent().add("robot", "hi"), ValueError, "role"),
-    (lambda: MemoryAgent().add("user", 5), TypeError, "user_message"),
+    (lambda: MemoryAgent().add("user", 5), TypeError, "content"),
+    (lambda: MemoryAgent().add("user", " "), ValueError, "content"),
     (lambda: MemoryAgent().step(""), ValueError, "user_message"),
     (lambda: MemoryAgent().step("hi", turn=-1), ValueError, "turn"),
     (lambda: MemoryAgent().step("hi", timestamp="2026-03-01"), TypeError, "timestamp"),
@@ -339,6 +340,7 @@ def test_to_state_round_trip_and_the_database(tmp_path, finished):
         db.save(agent, user_id="maya")
         loaded = db.load(user_id="maya")
     assert isinstance(loaded, MemoryAgent) and loaded.to_state() == agent.to_state()
+    assert loaded.context() == agent.context()     # the blocks in their order, though the file sorts keys
     # both go on the same way
     assert again.step("I moved to Porto last month.")["tool_calls"] == \
         loaded.step("I moved to Porto last month.")["tool_calls"]

@@ -191,9 +191,9 @@ class MemoryAgent:
         every evicted message, the summary's rewrite, and a NOOP for every refused tool call.
         """
         require_role("role", role)
+        require_text("content", content, allow_empty=role != "user")
         if role == "user":
             return self.step(content, turn=turn, timestamp=timestamp)["changes"]
-        require_text("content", content, allow_empty=True)
         turn = require_turn("turn", turn, self.last_turn)
         self.changes = []
         self._queue(role, content, turn, require_datetime("timestamp", timestamp))
@@ -338,7 +338,8 @@ class MemoryAgent:
         """Rebuild from ``to_state()``; the model is not state, so pass it again."""
         agent = cls(llm, context_tokens=state["context_tokens"], block_limit=state["block_limit"],
                     persona=state["core"]["persona"])
-        agent.core = {label: require_text(label, text, allow_empty=True) for label, text in state["core"].items()}
+        # In the constructor's order (persona first), whatever order the saved keys came back in.
+        agent.core = {label: require_text(label, state["core"][label], allow_empty=True) for label in agent.core}
         agent.archival = SemanticMemoryStore.from_state(state["archival"], clock=clock)
         agent.clock = agent.archival.clock
         agent.recall = SemanticMemoryStore.from_state(state["recall"], clock=agent.clock)
