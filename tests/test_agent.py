@@ -179,17 +179,32 @@ def test_a_models_mistakes_come_back_as_results_never_as_exceptions():
                       ("delete_everything", "{}"),                            # no such tool
                       ("core_memory_append", "not json"),
                       ("conversation_search", '{"query": "x", "page": -1}'),
+                      ("conversation_search", '["x"]'),                        # not an object
                       ("core_memory_append", '{"label": "human", "content": "name: Ada"}')])
     agent = MemoryAgent(model)
     step = agent.step("Hello, my name is Ada.")
     results = [c["result"] for c in step["tool_calls"]]
-    assert [r.startswith("Error") for r in results] == [True, True, True, True, False]
+    assert [r.startswith("Error") for r in results] == [True, True, True, True, True, False]
     assert "content" in results[0] and "no tool 'delete_everything'" in results[1] and "page" in results[3]
     assert agent.core["human"] == "name: Ada" and step["reply"] == "done"
     # the second round saw every result, each answering its call
     tool_messages = [m for m in model.prompts[1] if m["role"] == "tool"]
     assert [m["content"] for m in tool_messages] == results
-    assert [m["tool_call_id"] for m in tool_messages] == ["c0", "c1", "c2", "c3", "c4"]
+    assert [m["tool_call_id"] for m in tool_messages] == ["c0", "c1", "c2", "c3", "c4", "c5"]
+
+
+class Failing(Scripted):
+    def complete(self, messages, *, json_mode=False):
+        raise teachmem.LLMError("the endpoint is down")
+
+
+def test_a_failed_summary_call_evicts_nothing():
+    agent = MemoryAgent(Failing(), context_tokens=450, block_limit=100)
+    with pytest.raises(teachmem.LLMError):
+        for i in range(40):
+            agent.step(f"Statement {i} about the garden, the roses and the new fence.")
+    assert agent.messages[0]["content"].startswith("Statement 0 ") and len(agent.recall) == 0
+    assert agent.tokens() <= 450            # the message that did not fit was not queued either
 
 
 def test_the_warning_reaches_the_model_once():

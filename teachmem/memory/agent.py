@@ -155,15 +155,18 @@ class MemoryAgent:
         cut = 0
         while cut < len(sizes) and sum(sizes[cut:]) > room:
             cut += 1
-        gone, self.messages = self.messages[:cut], self.messages[cut:]
+        gone = self.messages[:cut]
         said = [m for m in gone if m["role"] in ("user", "assistant")]   # search results are copies
+        transcript = "\n".join(f"{m['role']}: {m['content']}" for m in said)
+        # Ask first, change after: if the model call fails, nothing has moved.
+        new = summarize(self.llm, transcript, previous_summary=self.summary, max_words=SUMMARY_WORDS) \
+            if said else self.summary
+        self.messages = self.messages[cut:]
         for m in said:
             self.recall.store(f"{m['role']}: {m['content']}", "message", turn=m["turn"], role=m["role"],
                               timestamp=datetime.fromisoformat(m["timestamp"]) if m["timestamp"] else None)
         self.changes += [Change("DELETE", m["id"], f"{m['role']}: {m['content']}",
                                 reason="evicted to recall storage") for m in gone]
-        transcript = "\n".join(f"{m['role']}: {m['content']}" for m in said)
-        new = self.summary if not said else summarize(self.llm, transcript, previous_summary=self.summary, max_words=SUMMARY_WORDS)
         if new and new != self.summary:
             self.changes.append(Change("UPDATE" if self.summary else "ADD", "summary", new,
                                        previous=self.summary or None, reason=f"{len(said)} evicted messages folded in"))
@@ -238,6 +241,9 @@ class MemoryAgent:
         name, args = function.get("name"), {}
         try:
             args = json.loads(function.get("arguments") or "{}")
+            if not isinstance(args, dict):
+                args = {}
+                raise TypeError(f"the arguments must be a JSON object, got {function.get('arguments')!r:.60}")
             if name not in TOOLS:
                 raise ValueError(f"there is no tool {name!r}; the tools are {', '.join(TOOLS)}")
             result = getattr(self, name)(**args)
