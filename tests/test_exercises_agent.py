@@ -18,7 +18,7 @@ def verdicts(check, answers, capsys):
 def test_11_1_the_turn_of_the_first_eviction(capsys):
     warned_by_teachmem = next(t.turn for t in lesson.run() if t.warned)   # the warning, not the eviction
     (solution, sol_line), (wrong, wrong_line), (own, own_line), (stub, stub_line), (bad, bad_line) = verdicts(
-        lesson.check_eviction_turn, [S11.predicted_turn, 30, warned_by_teachmem, ..., "25"], capsys)
+        lesson.check_predicted_turn, [S11.predicted_turn, 30, warned_by_teachmem, ..., "25"], capsys)
     assert solution and sol_line.endswith("✅ predicted_turn: passed")
     assert not wrong and "first passes the budget on turn 25" in wrong_line
     assert not own and "is the warning (70 %)" in own_line

@@ -17,7 +17,7 @@ from teachmem.lessons.common import OKABE_ITO, after_prediction, answer_checker,
 from teachmem.memory.agent import EVICT_TO, WARN_AT, MemoryAgent
 from teachmem.memory.hybrid import HybridMemoryManager
 
-__all__ = ["Turn", "run", "turn_view", "plot_context_fill", "compare", "compare_bank", "check_eviction_turn",
+__all__ = ["Turn", "run", "turn_view", "plot_context_fill", "compare", "compare_bank", "check_predicted_turn",
            "check_block_limit", "after_prediction", "explore", "EVICT_TO", "WARN_AT"]
 
 
@@ -120,7 +120,7 @@ def _first_eviction() -> int:
 
 
 @answer_checker("predicted_turn")
-def check_eviction_turn(predicted_turn: object) -> str | None:
+def check_predicted_turn(predicted_turn: object) -> str | None:
     """Exercise 11.1: on which turn does the agent (1,000 tokens) first evict? Within one turn counts."""
     if isinstance(predicted_turn, bool) or not isinstance(predicted_turn, Integral):
         raise TypeError(f"predicted_turn must be a turn number such as 20, got {predicted_turn!r}")
