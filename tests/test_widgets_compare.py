@@ -210,14 +210,14 @@ def test_marked_html_highlights_exactly_the_words_each_span_points_at():
 
 def test_extraction_html_marks_each_span_in_the_message_with_its_event_beside_it():
     page = extraction_html(EXTRACTED, 17, PROJECT)
-    blocks = dict(zip(EXTRACTORS, re.split(r'<div style="grid-column:1/-1[^"]*"><b>\w+</b></div>', page)[1:],
+    blocks = dict(zip(EXTRACTORS, re.split(r'<div style="grid-column:1/-1[^"]*"><b>\w+</b>.*?</div>', page)[1:],
                       strict=True))
     assert _marked(blocks["entity"]) == ["MySQL"] and SAID[slice(*_span("MySQL"))] == "MySQL"
     assert "UPDATE</b> <sup>1</sup> f2: Project.database: MySQL <i>(was: Project.database: PostgreSQL)</i>" in \
         blocks["entity"]
     assert "DELETE</b> f3:" in blocks["entity"]                # no span, no number
     assert _marked(blocks["semantic"]) == [html_lib.unescape(html_lib.escape(SAID))]
-    assert _marked(blocks["buffer"]) == [] and "no words singled out" in blocks["buffer"]
+    assert _marked(blocks["buffer"]) == [] and "so no single words are highlighted" in blocks["buffer"]
     assert "NOOP</b> m17:" in blocks["summary"]
     assert extraction_html(EXTRACTED, 18, PROJECT).count("nothing: this write changed nothing") == 3
     assert "<mark" not in extraction_html(EXTRACTED, 17)      # without the scenario: the events only

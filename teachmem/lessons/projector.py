@@ -16,6 +16,7 @@ from __future__ import annotations
 import html
 import io
 import itertools
+import re
 import threading
 from collections.abc import Mapping, Sequence
 from typing import Any
@@ -46,6 +47,10 @@ NO_POINTS = np.empty((0, 2))
 # Matplotlib is not thread-safe: every chart draws under this one lock (figures share font objects and caches),
 # so ``prerender``'s thread and a widget's callback never draw at the same time, on one chart or on two.
 DRAWING = threading.Lock()
+# Chart text sizes, in points: at the chart's 100 dpi, shown at its own width, 12 pt is 16.7 CSS pixels,
+# what a projected screen needs to be read from the back of a room.
+TEXT_PT, TITLE_PT = 12, 13
+LATER = (0, (1, 1.6))        # the line style of the turns still to come: dotted
 
 
 def whole_pixels(bounds: tuple[float, float, float, float], width: float, height: float) -> tuple[float, float, float, float]:
@@ -91,10 +96,12 @@ class ComparisonChart:
         self.replay, self.names = replay, replay.strategies
         self.fig = Figure(figsize=(width, height), dpi=100, layout="constrained")
         self.canvas = FigureCanvasAgg(self.fig)
-        ax_tokens, ax_facts, ax_recall = self.fig.subplots(1, 3, width_ratios=[1.45, 1, 0.95])
+        ax_tokens, ax_facts, ax_recall = self.fig.subplots(1, 3, width_ratios=[1.5, 0.9, 0.85])
         self._tokens_panel(ax_tokens)
         self._facts_panel(ax_facts)
         self._recall_panel(ax_recall)
+        for ax in self.fig.axes:
+            ax.tick_params(labelsize=TEXT_PT)
         self._pngs: dict[int, bytes] = {}
         self.moving = sorted([*self.lines, *self.dots, self.marker, *self.states.values(), *self.recalled,
                               *self.leaked, *self.counts], key=lambda artist: artist.get_zorder())
@@ -113,26 +120,30 @@ class ComparisonChart:
         turns = np.arange(1, len(self.replay.scenario) + 1)
         self.ax_tokens, self.lines, self.dots = ax, [], []
         for i, name in enumerate(self.names):
-            colour = OKABE_ITO[i % len(OKABE_ITO)]
-            ax.plot(turns, self.replay.tokens(name), color=colour, lw=1, alpha=0.3)
-            self.lines.append(ax.plot([], [], color=colour, lw=2.2, label=name)[0])
-            self.dots.append(ax.plot([], [], "o", color=colour, ms=6)[0])
-        self.marker = ax.axvline(1, color="0.35", ls="--", lw=1)
+            colour = OKABE_ITO[i % len(OKABE_ITO)]     # the turns still to come: the same colour, dotted and thin
+            ax.plot(turns, self.replay.tokens(name), color=colour, lw=1.6, ls=LATER)
+            self.lines.append(ax.plot([], [], color=colour, lw=2.6, label=name)[0])
+            self.dots.append(ax.plot([], [], "o", color=colour, ms=7)[0])
+        self.marker = ax.axvline(1, color="0.3", lw=1.6, label="this turn")
+        ax.plot([], [], color="0.3", lw=1.6, ls=LATER, label="turns to come")     # a key for the dotted lines
         top = max(max(self.replay.tokens(n)) for n in self.names)
-        ax.set(xlim=(0.5, len(turns) + 0.5), ylim=(0, top * 1.08), xlabel="turn", ylabel="tokens in the context")
-        ax.set_title("Tokens sent after each turn (the dashed line: this turn)", fontsize=10)
-        ax.legend(loc="upper left", fontsize=8.5)
+        ax.set(xlim=(0.5, len(turns) + 0.5), ylim=(0, top * 1.12))
+        ax.set_xlabel("turn", fontsize=TEXT_PT)
+        ax.set_ylabel("tokens in the context", fontsize=TEXT_PT)
+        ax.set_title("Tokens sent after each turn", fontsize=TITLE_PT)
+        ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.2), ncols=3, fontsize=TEXT_PT, frameon=False,
+                  handlelength=1.6, handletextpad=0.4, columnspacing=0.9, labelspacing=0.2)
 
     def _facts_panel(self, ax: Axes) -> None:
         facts = self.replay.scenario.facts
         self.ax_facts = ax
         self.states = {state: ax.scatter([], [], label=state, **style) for state, style in FACT_STATES.items()}
-        ax.set_xticks(range(len(self.names)), self.names, rotation=35, ha="right", fontsize=8.5)
-        ax.set_yticks(range(len(facts)), [short(f.value, 18) for f in facts], fontsize=8)
+        ax.set_xticks(range(len(self.names)), self.names, rotation=50, ha="right", rotation_mode="anchor")
+        ax.set_yticks(range(len(facts)), [short(f.value, 16) for f in facts])
         ax.set(xlim=(-0.6, len(self.names) - 0.4), ylim=(len(facts) - 0.5, -0.5))
-        ax.set_title("What each strategy holds now", fontsize=10)
-        ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.2), ncols=3, fontsize=8, frameon=False,
-                  handletextpad=0.2, columnspacing=0.8)
+        ax.set_title("What each strategy holds now", fontsize=TITLE_PT)
+        ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.3), ncols=2, fontsize=TEXT_PT, frameon=False,
+                  handletextpad=0.1, columnspacing=0.8, labelspacing=0.2)
 
     def _recall_panel(self, ax: Axes) -> None:
         rows = np.arange(len(self.names))
@@ -140,11 +151,13 @@ class ComparisonChart:
         self.recalled = ax.barh(rows - 0.19, np.zeros(len(rows)), 0.36, color="#0072B2", label="recalled (true now)")
         self.leaked = ax.barh(rows + 0.19, np.zeros(len(rows)), 0.36, color="#D55E00",
                               label="leaked (replaced, sent as true)")
-        self.counts = [ax.text(0, float(y), "", va="center", fontsize=8) for y in rows]
-        ax.set_yticks(rows, self.names, fontsize=8.5)
-        ax.set(xlim=(0, len(self.replay.scenario.facts) + 1.5), ylim=(len(rows) - 0.5, -0.5), xlabel="facts")
-        ax.set_title("Facts recalled and leaked now", fontsize=10)
-        ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.2), ncols=1, fontsize=8, frameon=False)
+        self.counts = [ax.text(0, float(y), "", va="center", fontsize=TEXT_PT) for y in rows]
+        ax.set_yticks(rows, self.names)
+        ax.set(xlim=(0, len(self.replay.scenario.facts) + 3.5), ylim=(len(rows) - 0.5, -0.5))
+        ax.set_xlabel("facts", fontsize=TEXT_PT)
+        ax.set_title("Facts recalled and leaked now", fontsize=TITLE_PT)
+        ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.2), ncols=1, fontsize=TEXT_PT, frameon=False,
+                  labelspacing=0.2)
 
     def draw(self, turn: int) -> None:
         """Move every artist to ``turn``."""
@@ -204,7 +217,7 @@ class ComparisonChart:
 
 
 # ---------------------------------------------------------------- text as HTML, wrapping at words
-BOX = "font-size:15px;line-height:1.45;max-width:1100px;overflow-wrap:break-word;white-space:normal"
+BOX = "font-size:17px;line-height:1.45;max-width:1100px;overflow-wrap:break-word;white-space:normal"
 CELL = "padding:4px 8px;border-bottom:1px solid #ddd;text-align:left;vertical-align:top"
 EVENT_COLOURS = {"ADD": "#009E73", "UPDATE": "#0072B2", "DELETE": "#D55E00", "NOOP": "#6b6b6b"}
 
@@ -289,15 +302,60 @@ def _event_html(item: Change | str, number: int | None) -> str:
     return f"<li>{badge}{words} {_esc(item.id)}: {_esc(item.text)}{was}{why}</li>"
 
 
+# What each kind of id names, in plain words: (its pattern, the words for one such id, for several).
+ID_WORDS = (
+    (r"m(\d+)", "{ids} is message {numbers} of the conversation (messages count from m1)",
+     "{ids} are messages {numbers} of the conversation (messages count from m1)"),
+    (r"s(\d+)", "{ids} is the semantic store's memory number {numbers}: it counts from s0 as it stores, not by turn",
+     "{ids} are the semantic store's memories number {numbers}: it counts from s0 as it stores, not by turn"),
+    (r"e(\d+)", "{ids} is the entity memory's fact number {numbers}: it counts from e1 as facts are first written, "
+     "not by turn", "{ids} are the entity memory's facts number {numbers}: it counts from e1 as facts are first "
+     "written, not by turn"),
+    (r"p(\d+)", "{ids} is pinned fact number {numbers}", "{ids} are pinned facts number {numbers}"),
+    (r"summary()", "{ids} is the running summary", "{ids} is the running summary"),
+)
+QUOTE = "border-left:4px solid #999;padding:2px 10px;margin:0 0 8px"
+INFO = "color:#1f3a5a;background:#e8f1f8;border-left:4px solid #56B4E9;padding:2px 8px"
+
+
+def id_words(ids: Sequence[str]) -> str:
+    """What the ``ids`` of one write's Changes name, in plain words: one phrase per kind of id.
+
+    >>> id_words(["s28", "m30", "m29", "m30"])
+    "m29, m30 are messages 29, 30 of the conversation (messages count from m1); s28 is the semantic store's memory \
+number 28: it counts from s0 as it stores, not by turn"
+    """
+    phrases, ids = [], sorted(set(ids), key=lambda i: (len(i), i))
+    for pattern, one, several in ID_WORDS:
+        named = [m for m in (re.fullmatch(pattern, i) for i in ids) if m]
+        if named:
+            words = one if len(named) == 1 else several
+            phrases.append(words.format(ids=", ".join(m[0] for m in named), numbers=", ".join(m[1] for m in named)))
+    return "; ".join(phrases)
+
+
+def unmarked_words(changes: Sequence[Change], message: str) -> str:
+    """Why no words of ``message`` are highlighted for a write that reported ``changes`` (none with a span)."""
+    if all(c.event == "NOOP" for c in changes):
+        return "This write kept nothing new from this message, so no words are highlighted."
+    if any(" ".join(message.split()) in " ".join(c.text.split()) for c in changes):
+        return "This write keeps the whole message as it is, so no single words are highlighted."
+    return "This write does not say which words its changes came from, so none are highlighted."
+
+
 def _extractor_html(name: str, items: Sequence[Change | str], message: str | None) -> str:
-    changes = [c for c in items if isinstance(c, Change) and c.span is not None]
+    changes = [c for c in items if isinstance(c, Change)]
     spans = [c.span for c in changes if c.span is not None]
-    numbers = {id(c): i for i, c in enumerate(changes, 1)}
-    marked = (marked_html(message, spans) if spans and message is not None
-              else '<span style="color:#6b6b6b">no words singled out</span>')
+    numbers = {id(c): i for i, c in enumerate((c for c in changes if c.span is not None), 1)}
+    if message is None:
+        marked = f'<div style="{INFO}">The message is not shown: the view was given no scenario.</div>'
+    else:
+        marked = marked_html(message, spans) if spans else f'<div style="{INFO}">{unmarked_words(changes, message)}</div>'
     events = "".join(_event_html(item, numbers.get(id(item))) for item in items) or \
         "<li>nothing: this write changed nothing</li>"
-    return (f'<div style="grid-column:1/-1;border-top:1px solid #ccc;padding-top:4px"><b>{_esc(name)}</b></div>'
+    ids = id_words([c.id for c in changes])
+    note = f' <span style="color:#4d4d4d">· {_esc(ids)}</span>' if ids else ""
+    return (f'<div style="grid-column:1/-1;border-top:1px solid #ccc;padding-top:4px"><b>{_esc(name)}</b>{note}</div>'
             f'<div>{marked}</div><ul style="margin:0;padding-left:1.2em">{events}</ul>')
 
 
@@ -312,8 +370,10 @@ def extraction_html(extracted: Mapping[int, Mapping[str, Sequence[Change | str]]
     message = scenario.turns[turn - 1].content if scenario is not None else None
     said = f" ({_esc(scenario.turns[turn - 1].role)})" if scenario is not None else ""
     cells = "".join(_extractor_html(name, items, message) for name, items in rows)
+    quoted = f'<div style="{QUOTE}">{_esc(message)}</div>' if message is not None else ""
     return (f'<div style="{BOX}"><p><b>The message of turn {turn}</b>{said}, and what each system\'s write of it '
-            "changed</p><div style=\"display:grid;grid-template-columns:minmax(0,1fr) minmax(0,1fr);gap:4px 20px\">"
+            f"changed</p>{quoted}"
+            "<div style=\"display:grid;grid-template-columns:minmax(0,1fr) minmax(0,1fr);gap:4px 20px\">"
             f"{cells}</div></div>")
 
 
