@@ -3,20 +3,18 @@
 ``ComparisonChart`` draws a replay at any turn on one figure and redraws it
 by moving its artists: the tokens each strategy sends, turn by turn, with the
 turn marked; which facts each strategy still holds; how many facts it recalls
-and leaks. ``turn_caption``, ``comparison_html`` and ``extraction_html`` are
-the text parts, as HTML that wraps at words. ``ComparisonWidget`` and
-``ExtractionWidget`` put a slider above them; their callbacks only call these
-views. ``make app`` serves them on notebooks/app/compare_live.ipynb, a page
+and leaks. ``turn_caption``, ``comparison_html`` and ``extraction_html``
+(from ``teachmem.lessons.highlights``) are the text parts, as HTML that wraps
+at words. ``ComparisonWidget`` and ``ExtractionWidget`` put a slider above
+them; their callbacks only call these views. Chart and text are sized to be
+read on a projected 1280×720 screen: 12 pt and more. ``make app`` serves them on notebooks/app/compare_live.ipynb, a page
 made for projecting.
 
 Taught in notebooks/07_compare_strategies.ipynb.
 """
 from __future__ import annotations
 
-import html
 import io
-import itertools
-import re
 import threading
 from collections.abc import Mapping, Sequence
 from typing import Any
@@ -28,12 +26,16 @@ import PIL.Image
 from matplotlib.axes import Axes
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
+from matplotlib.text import Text
 
 from teachmem.core.change import Change
 from teachmem.lab.replay import Replay
 from teachmem.lab.scenarios import Fact, Scenario
 from teachmem.lessons.common import OKABE_ITO, short
 from teachmem.lessons.compare import change_words, comparison_rows, extraction_row, question_needs
+from teachmem.lessons.highlights import BOX, escaped, extraction_html
+from teachmem.lessons.highlights import id_words as id_words, marked_html as marked_html
+from teachmem.lessons.highlights import unmarked_words as unmarked_words
 
 # What a strategy's context does with a fact after a turn, and how the chart draws it.
 FACT_STATES: dict[str, dict[str, Any]] = {
@@ -50,7 +52,7 @@ DRAWING = threading.Lock()
 # Chart text sizes, in points: at the chart's 100 dpi, shown at its own width, 12 pt is 16.7 CSS pixels,
 # what a projected screen needs to be read from the back of a room.
 TEXT_PT, TITLE_PT = 12, 13
-LATER = (0, (1, 1.6))        # the line style of the turns still to come: dotted
+LATER = ":"        # the line style of the turns still to come: dotted
 
 
 def whole_pixels(bounds: tuple[float, float, float, float], width: float, height: float) -> tuple[float, float, float, float]:
@@ -90,6 +92,8 @@ class ComparisonChart:
     Only the artists that depend on the turn move, and the layout is worked out
     once, so a redraw costs one render. The picture of a turn does not depend on
     the turns drawn before it. ``ComparisonWidget`` shows it in notebook 07 and on the `make app` page.
+    Made to be projected: every text is at least ``TEXT_PT`` points, and each strategy's turns still to come
+    are dotted in its own colour, so its legend entry names both.
     """
 
     def __init__(self, replay: Replay, width: float = 11, height: float = 4.3):
@@ -118,10 +122,10 @@ class ComparisonChart:
 
     def _tokens_panel(self, ax: Axes) -> None:
         turns = np.arange(1, len(self.replay.scenario) + 1)
-        self.ax_tokens, self.lines, self.dots = ax, [], []
+        self.ax_tokens, self.lines, self.dots, self.later = ax, [], [], []
         for i, name in enumerate(self.names):
             colour = OKABE_ITO[i % len(OKABE_ITO)]     # the turns still to come: the same colour, dotted and thin
-            ax.plot(turns, self.replay.tokens(name), color=colour, lw=1.6, ls=LATER)
+            self.later.append(ax.plot(turns, self.replay.tokens(name), color=colour, lw=1.6, ls=LATER)[0])
             self.lines.append(ax.plot([], [], color=colour, lw=2.6, label=name)[0])
             self.dots.append(ax.plot([], [], "o", color=colour, ms=7)[0])
         self.marker = ax.axvline(1, color="0.3", lw=1.6, label="this turn")
@@ -203,6 +207,11 @@ class ComparisonChart:
                 self._pngs[turn] = buffer.getvalue()
             return self._pngs[turn]
 
+    def smallest_text_px(self) -> float:
+        """The height, in pixels of the PNG, of the smallest text the chart shows (its font size at its dpi)."""
+        texts = [t for t in self.fig.findobj(Text) if t.get_visible() and t.get_text().strip()]
+        return min(float(t.get_fontsize()) for t in texts) * self.fig.dpi / 72
+
     @property
     def turns_drawn(self) -> list[int]:
         """The turns whose picture is kept, in order."""
@@ -217,30 +226,24 @@ class ComparisonChart:
 
 
 # ---------------------------------------------------------------- text as HTML, wrapping at words
-BOX = "font-size:17px;line-height:1.45;max-width:1100px;overflow-wrap:break-word;white-space:normal"
 CELL = "padding:4px 8px;border-bottom:1px solid #ddd;text-align:left;vertical-align:top"
-EVENT_COLOURS = {"ADD": "#009E73", "UPDATE": "#0072B2", "DELETE": "#D55E00", "NOOP": "#6b6b6b"}
-
-
-def _esc(text: object) -> str:
-    return html.escape(str(text))
 
 
 def turn_caption(replay: Replay, turn: int) -> str:
     """What was said on ``turn``, as a line or two of HTML above the chart."""
     said = replay.scenario.turns[checked_turn(replay, turn) - 1]
     return (f'<div style="{BOX};min-height:2.9em"><b>Turn {turn} of {len(replay.scenario)}</b> · '
-            f"<i>{_esc(said.role)}</i>: {_esc(' '.join(said.content.split()))}</div>")
+            f"<i>{escaped(said.role)}</i>: {escaped(' '.join(said.content.split()))}</div>")
 
 
 def _sent(context: Sequence[dict]) -> str:
     """What a context would send, shortened: each memory block, then how many messages and the last one."""
-    parts = [f"<div><i>{_esc(m['role'])}</i>: {_esc(short(m['content'], 220))}</div>"
+    parts = [f"<div><i>{escaped(m['role'])}</i>: {escaped(short(m['content'], 220))}</div>"
              for m in context if m["role"] == "system"]
     talk = [m for m in context if m["role"] != "system"]
     if talk:
         parts.append(f"<div>{len(talk)} message{'' if len(talk) == 1 else 's'}, the last: "
-                     f"<i>{_esc(talk[-1]['role'])}</i>: {_esc(short(talk[-1]['content'], 90))}</div>")
+                     f"<i>{escaped(talk[-1]['role'])}</i>: {escaped(short(talk[-1]['content'], 90))}</div>")
     return "".join(parts) or "nothing yet"
 
 
@@ -260,121 +263,12 @@ def comparison_html(replay: Replay, turn: int) -> str:
              "stale facts sent", "what it would send"]
     body = "".join(
         "<tr>" + "".join(f'<td style="{CELL}">{cell}</td>' for cell in (
-            f"<b>{_esc(r.strategy)}</b>", f"{r.tokens:,}", r.calls, _flag(r.knows), _flag(r.answers),
-            _esc(", ".join(r.stale) or "–"), _sent(r.context))) + "</tr>" for r in rows)
-    return (f'<div style="{BOX}"><p>The turn-{question.turn} question needs {_esc(question_needs(scenario))}. '
+            f"<b>{escaped(r.strategy)}</b>", f"{r.tokens:,}", r.calls, _flag(r.knows), _flag(r.answers),
+            escaped(", ".join(r.stale) or "–"), _sent(r.context))) + "</tr>" for r in rows)
+    return (f'<div style="{BOX}"><p>The turn-{question.turn} question needs {escaped(question_needs(scenario))}. '
             "– means it cannot be judged yet.</p>"
             '<table style="border-collapse:collapse;width:100%;table-layout:auto">'
-            "<tr>" + "".join(f'<th style="{CELL}">{_esc(h)}</th>' for h in heads) + f"</tr>{body}</table></div>")
-
-
-def marked_html(text: str, spans: Sequence[tuple[int, int]]) -> str:
-    """``text`` as HTML with the characters of each ``(start, end)`` span in a ``<mark>``, numbered 1, 2, …
-    after its last character (overlapping spans share their common part). A span outside the text is a ValueError.
-
-    >>> marked_html("use MySQL 8", [(4, 9)])
-    'use <mark style="background:#F0E442;padding:0 2px">MySQL<sup>1</sup></mark> 8'
-    """
-    for start, end in spans:
-        if not 0 <= start <= end <= len(text):
-            raise ValueError(f"span must lie within the message's {len(text)} characters, got {(start, end)}")
-    cuts = sorted({0, len(text), *(p for span in spans for p in span)})
-    out = [_numbers(spans, 0)]
-    for a, b in itertools.pairwise(cuts):
-        piece = _esc(text[a:b]) + _numbers(spans, b)
-        inside = any(start <= a and b <= end for start, end in spans)
-        out.append(f'<mark style="background:#F0E442;padding:0 2px">{piece}</mark>' if inside else piece)
-    return "".join(out)
-
-
-def _numbers(spans: Sequence[tuple[int, int]], at: int) -> str:
-    return "".join(f"<sup>{i}</sup>" for i, (start, end) in enumerate(spans, 1) if end == at)
-
-
-def _event_html(item: Change | str, number: int | None) -> str:
-    if not isinstance(item, Change):
-        return f"<li>{_esc(item)}</li>"
-    badge = (f'<b style="color:#fff;background:{EVENT_COLOURS.get(item.event, "#6b6b6b")};padding:0 4px;'
-             f'border-radius:3px">{_esc(item.event)}</b>')
-    was = f" <i>(was: {_esc(item.previous)})</i>" if item.previous is not None else ""
-    why = f" · {_esc(item.reason)}" if item.reason else ""
-    words = f" <sup>{number}</sup>" if number is not None else ""
-    return f"<li>{badge}{words} {_esc(item.id)}: {_esc(item.text)}{was}{why}</li>"
-
-
-# What each kind of id names, in plain words: (its pattern, the words for one such id, for several).
-ID_WORDS = (
-    (r"m(\d+)", "{ids} is message {numbers} of the conversation (messages count from m1)",
-     "{ids} are messages {numbers} of the conversation (messages count from m1)"),
-    (r"s(\d+)", "{ids} is the semantic store's memory number {numbers}: it counts from s0 as it stores, not by turn",
-     "{ids} are the semantic store's memories number {numbers}: it counts from s0 as it stores, not by turn"),
-    (r"e(\d+)", "{ids} is the entity memory's fact number {numbers}: it counts from e1 as facts are first written, "
-     "not by turn", "{ids} are the entity memory's facts number {numbers}: it counts from e1 as facts are first "
-     "written, not by turn"),
-    (r"p(\d+)", "{ids} is pinned fact number {numbers}", "{ids} are pinned facts number {numbers}"),
-    (r"summary()", "{ids} is the running summary", "{ids} is the running summary"),
-)
-QUOTE = "border-left:4px solid #999;padding:2px 10px;margin:0 0 8px"
-INFO = "color:#1f3a5a;background:#e8f1f8;border-left:4px solid #56B4E9;padding:2px 8px"
-
-
-def id_words(ids: Sequence[str]) -> str:
-    """What the ``ids`` of one write's Changes name, in plain words: one phrase per kind of id.
-
-    >>> id_words(["s28", "m30", "m29", "m30"])
-    "m29, m30 are messages 29, 30 of the conversation (messages count from m1); s28 is the semantic store's memory \
-number 28: it counts from s0 as it stores, not by turn"
-    """
-    phrases, ids = [], sorted(set(ids), key=lambda i: (len(i), i))
-    for pattern, one, several in ID_WORDS:
-        named = [m for m in (re.fullmatch(pattern, i) for i in ids) if m]
-        if named:
-            words = one if len(named) == 1 else several
-            phrases.append(words.format(ids=", ".join(m[0] for m in named), numbers=", ".join(m[1] for m in named)))
-    return "; ".join(phrases)
-
-
-def unmarked_words(changes: Sequence[Change], message: str) -> str:
-    """Why no words of ``message`` are highlighted for a write that reported ``changes`` (none with a span)."""
-    if all(c.event == "NOOP" for c in changes):
-        return "This write kept nothing new from this message, so no words are highlighted."
-    if any(" ".join(message.split()) in " ".join(c.text.split()) for c in changes):
-        return "This write keeps the whole message as it is, so no single words are highlighted."
-    return "This write does not say which words its changes came from, so none are highlighted."
-
-
-def _extractor_html(name: str, items: Sequence[Change | str], message: str | None) -> str:
-    changes = [c for c in items if isinstance(c, Change)]
-    spans = [c.span for c in changes if c.span is not None]
-    numbers = {id(c): i for i, c in enumerate((c for c in changes if c.span is not None), 1)}
-    if message is None:
-        marked = f'<div style="{INFO}">The message is not shown: the view was given no scenario.</div>'
-    else:
-        marked = marked_html(message, spans) if spans else f'<div style="{INFO}">{unmarked_words(changes, message)}</div>'
-    events = "".join(_event_html(item, numbers.get(id(item))) for item in items) or \
-        "<li>nothing: this write changed nothing</li>"
-    ids = id_words([c.id for c in changes])
-    note = f' <span style="color:#4d4d4d">· {_esc(ids)}</span>' if ids else ""
-    return (f'<div style="grid-column:1/-1;border-top:1px solid #ccc;padding-top:4px"><b>{_esc(name)}</b>{note}</div>'
-            f'<div>{marked}</div><ul style="margin:0;padding-left:1.2em">{events}</ul>')
-
-
-def extraction_html(extracted: Mapping[int, Mapping[str, Sequence[Change | str]]], turn: int,
-                    scenario: Scenario | None = None) -> str:
-    """What each system did with the message of ``turn``, as HTML: the message with the words each Change's
-    ``span`` points at highlighted (numbered), and the write's events beside it, numbered alike.
-
-    The same records as ``teachmem.lessons.compare.extraction_view``; ``ExtractionWidget`` shows it.
-    """
-    rows = extraction_row(extracted, turn)
-    message = scenario.turns[turn - 1].content if scenario is not None else None
-    said = f" ({_esc(scenario.turns[turn - 1].role)})" if scenario is not None else ""
-    cells = "".join(_extractor_html(name, items, message) for name, items in rows)
-    quoted = f'<div style="{QUOTE}">{_esc(message)}</div>' if message is not None else ""
-    return (f'<div style="{BOX}"><p><b>The message of turn {turn}</b>{said}, and what each system\'s write of it '
-            f"changed</p>{quoted}"
-            "<div style=\"display:grid;grid-template-columns:minmax(0,1fr) minmax(0,1fr);gap:4px 20px\">"
-            f"{cells}</div></div>")
+            "<tr>" + "".join(f'<th style="{CELL}">{escaped(h)}</th>' for h in heads) + f"</tr>{body}</table></div>")
 
 
 # ---------------------------------------------------------------- widgets
