@@ -327,6 +327,7 @@ def test_ids_are_explained_in_plain_words():
     both = id_words(["summary", "m26", "m25", "m9", "m26"])
     assert both == "m9, m25, m26 are messages 9, 25, 26 of the conversation (messages count from m1); " \
                    "summary is the running summary"
+    assert id_words(["e2", "e1"]).startswith("e1, e2 are the entity memory's fact numbers 1, 2: it counts from e1")
     assert id_words(["f2", "x"]) == "" and id_words([]) == ""
 
 

@@ -69,11 +69,11 @@ ID_WORDS = (
     (r"m(\d+)", "{ids} is message {numbers} of the conversation (messages count from m1)",
      "{ids} are messages {numbers} of the conversation (messages count from m1)"),
     (r"s(\d+)", "{ids} is the semantic store's memory number {numbers}: it counts from s0 as it stores, not by turn",
-     "{ids} are the semantic store's memories number {numbers}: it counts from s0 as it stores, not by turn"),
+     "{ids} are the semantic store's memory numbers {numbers}: it counts from s0 as it stores, not by turn"),
     (r"e(\d+)", "{ids} is the entity memory's fact number {numbers}: it counts from e1 as facts are first written, "
-     "not by turn", "{ids} are the entity memory's facts number {numbers}: it counts from e1 as facts are first "
+     "not by turn", "{ids} are the entity memory's fact numbers {numbers}: it counts from e1 as facts are first "
      "written, not by turn"),
-    (r"p(\d+)", "{ids} is pinned fact number {numbers}", "{ids} are pinned facts number {numbers}"),
+    (r"p(\d+)", "{ids} is pinned fact number {numbers}", "{ids} are pinned fact numbers {numbers}"),
     (r"summary()", "{ids} is the running summary", "{ids} is the running summary"),
 )
 QUOTE = "border-left:4px solid #999;padding:2px 10px;margin:0 0 8px"
