@@ -138,6 +138,7 @@ def test_importance_evidence_names_the_words_behind_each_cue():
     assert list(evidence) == list(importance_cues(text))
     assert importance_evidence("ok sounds good") == {} == importance_cues("Does that change anything?")
     assert importance_evidence("Hi, I'm Maya.")["states a fact"] == ["Maya"]     # a fact the rules found: its value
+    assert importance_evidence("Launch on 2026-03-31, hosting at $20.")["has a number"] == ["2026-03-31", "$20"]
 
 
 def test_the_window_view_marks_a_stale_fact_apart_from_a_held_one():

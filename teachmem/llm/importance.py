@@ -63,7 +63,7 @@ PLAN_WORD = re.compile(r"\b(?:need|needs|want|wants|plan|plans|planning|build|bu
 # digit inside ("DuckDB", "iOS", "Auth0"), an acronym ("JWT"); or code in backticks or a definition.
 NAME_OR_CODE = re.compile(r"(?<=[\w,;] )(?!I\b|I')[A-Z][\w.+#-]*|\b[a-z]+[A-Z]\w*|\b[A-Z]\w*[A-Z0-9]\w*|`|"
                           r"\b(?:def|class) \w+\s*[(:]|^\s*(?:import|from) \w+", re.M)
-NUMBER = re.compile(r"\d")
+NUMBER = re.compile(r"\S*\d\S*")       # the whole token: "6pm", "$20", "8"
 REASON = re.compile(r"\b(?:because|since|due to|so that|as it|given that|for (?:its|their) \w+|"
                     r"the reason)\b", re.I)
 
@@ -106,8 +106,8 @@ def importance_evidence(text: str, facts: Sequence[Triple] | None = None) -> dic
 
 
 def _found(text: str, *patterns: re.Pattern) -> list[str]:
-    """Every match of each pattern in ``text`` (without a sentence's closing full stop), once each, in order."""
-    return list(dict.fromkeys(m.group(0).strip().rstrip(".") for p in patterns for m in p.finditer(text)))
+    """Every match of each pattern in ``text`` (without the punctuation around it), once each, in order."""
+    return list(dict.fromkeys(m.group(0).strip(" \n.,;:!?()\"'") for p in patterns for m in p.finditer(text)))
 
 
 def importance_cues(text: str, facts: Sequence[Triple] | None = None) -> dict[str, float]:
