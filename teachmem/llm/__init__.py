@@ -33,6 +33,8 @@ The package, one idea a module:
 ``facts``          the reading order: ``rule_triples``, ``extract_facts``
 ``importance``     ``importance_rules``
 ``summaries``      ``summarize_rules``
+``experience``     reflection and experience: insights, similar episodes, instructions
+``experience_rules``  the offline stand-in's rules for those three jobs
 =================  ==========================================================
 
 Taught in notebooks/03_summary_memory.ipynb and notebooks/04_entity_memory.ipynb.
@@ -41,6 +43,8 @@ from teachmem.llm.protocol import (LLM, AuthenticationError, ExtractionError, Ex
                                    LLMTimeoutError, MalformedResponseError, Triple, Usage)
 from teachmem.llm.tasks import (CONTRADICTION_PROMPT, EXTRACTION_PROMPT, IMPORTANCE_PROMPT, SUMMARY_PROMPT,
                                 extract_triples, find_contradiction, score_importance, summarize)
+from teachmem.llm.experience import (EPISODE_PROMPT, INSIGHT_PROMPT, REWRITE_PROMPT, rate_episodes,
+                                     rewrite_instructions, write_insights)
 from teachmem.llm.clauses import split_sentences
 from teachmem.llm.lexicon import tech_lexicon
 from teachmem.llm.facts import extract_facts, rule_triples
@@ -55,4 +59,5 @@ __all__ = ["Usage", "LLM", "OfflineLLM", "OpenAICompatibleLLM", "Triple",
            "SUMMARY_PROMPT", "EXTRACTION_PROMPT", "IMPORTANCE_PROMPT", "CONTRADICTION_PROMPT",
            "summarize", "extract_triples", "score_importance", "find_contradiction",
            "rule_triples", "extract_facts", "split_sentences", "importance_rules", "summarize_rules",
-           "tech_lexicon"]
+           "tech_lexicon", "INSIGHT_PROMPT", "EPISODE_PROMPT", "REWRITE_PROMPT", "write_insights",
+           "rate_episodes", "rewrite_instructions"]

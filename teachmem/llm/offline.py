@@ -14,6 +14,7 @@ import json
 import re
 
 from teachmem.core.tokens import estimate_tokens
+from teachmem.llm.experience_rules import experience_reply
 from teachmem.llm.facts import rule_triples
 from teachmem.llm.importance import importance_rules
 from teachmem.llm.protocol import Usage, check_messages
@@ -68,6 +69,9 @@ class OfflineLLM:
     # -- which job is this? ----------------------------------------------
     def _answer(self, prompt: str, messages: list[dict], json_mode: bool) -> str:
         instructions = instructions_only(prompt).lower()
+        experience = experience_reply(prompt, instructions, json_mode)   # insights, episodes, instructions
+        if experience is not None:
+            return experience
         if "contradict" in instructions:
             answer = _contradiction(prompt)
             return json.dumps({"contradiction": answer == "yes"}) if json_mode else answer
