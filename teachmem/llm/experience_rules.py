@@ -62,7 +62,7 @@ def fact_insights(memories: list[tuple[str, str]]) -> list[dict]:
 
 
 def subject_insights(memories: list[tuple[str, str]], min_memories: int = 3) -> list[dict]:
-    """A word (by its stem) that ``min_memories`` or more memories use, most used first.
+    """A word (by its stem) that ``min_memories`` or more of the user's memories use, most used first.
 
     >>> subject_insights([("s1", "user: the migration failed"), ("s2", "user: the migration is slow"),
     ...                   ("s3", "user: I rewrote the migration")])[0]["text"]
@@ -71,6 +71,8 @@ def subject_insights(memories: list[tuple[str, str]], min_memories: int = 3) -> 
     ids: dict[str, list[str]] = {}
     surface: dict[str, str] = {}
     for id, text in memories:
+        if text.lower().startswith("assistant:"):       # what the user keeps saying, not the replies
+            continue
         for word in tokenize(ROLE.sub("", text)):
             key = stem(word)
             if word in STOPWORDS or len(word) < 3 or word.isdigit() or key in GENERIC_WORDS:

@@ -21,20 +21,20 @@ from dataclasses import replace
 from datetime import datetime, timedelta
 
 from teachmem.core.change import Change
-from teachmem.core.clock import ManualClock
 from teachmem.core.validate import (require_callable, require_datetime, require_fraction, require_positive_int,
                                     require_role, require_text, require_turn)
 from teachmem.llm import LLM, OfflineLLM, score_importance, write_insights
 from teachmem.memory.semantic import SemanticMemoryStore
 
-SETTINGS = ("threshold", "max_insights", "insight_importance")
+REFLECTION_SETTINGS = ("threshold", "max_insights", "insight_importance")
 
 
-class ReflectiveMemory:
-    """Memories ranked like ``SemanticMemoryStore``'s, plus insights the model writes when enough has happened.
+class ReflectiveMemory(SemanticMemoryStore):
+    """A ``SemanticMemoryStore`` whose model writes insights when enough has happened.
 
     ``threshold``: the summed importance (each message's in [0, 1]) that triggers a reflection.
     ``llm`` scores and reflects (the offline stand-in by default); its ``usage`` counts the cost.
+    Everything else (``context_top_k``, ``scoring``, ``clock``, ``embedder`` …) is the store's.
 
     Taught in notebooks/12_reflection_and_experience.ipynb.
     """
@@ -42,7 +42,7 @@ class ReflectiveMemory:
     kind = "reflective"
 
     def __init__(self, threshold: float = 2.5, *, max_insights: int = 3, insight_importance: float = 0.9,
-                 context_top_k: int = 3, llm: LLM | None = None, clock=None, embedder=None):
+                 llm: LLM | None = None, **store_options):
         if isinstance(threshold, bool) or not isinstance(threshold, (int, float)):
             raise TypeError(f"threshold must be a positive number, got {type(threshold).__name__}")
         if not (math.isfinite(threshold) and threshold > 0):
@@ -51,14 +51,10 @@ class ReflectiveMemory:
         self.max_insights = require_positive_int("max_insights", max_insights)
         self.insight_importance = require_fraction("insight_importance", insight_importance)
         self.llm = require_callable("llm", llm, "complete") or OfflineLLM()
-        self.store = SemanticMemoryStore(clock=clock or ManualClock(), embedder=embedder, context_top_k=context_top_k)
+        super().__init__(**store_options)
         self.pending = 0.0                  # importance summed since the last reflection
         self.since: list[str] = []          # ids of the memories stored since then
         self.reflections: list[dict] = []   # each reflection: turn, insight ids, model calls and tokens
-        self.last_turn: int | None = None
-
-    def __len__(self) -> int:
-        return len(self.store)
 
     def add(self, role: str, content: str, *, turn: int | None = None,
             timestamp: datetime | None = None) -> list[Change]:
@@ -76,7 +72,7 @@ class ReflectiveMemory:
             self.last_turn = turn
             return []
         importance = score_importance(self.llm, content)     # one model call
-        changes = self.store.store(f"{role}: {content}", "message", importance, when, role=role, turn=turn)
+        changes = self.store(f"{role}: {content}", "message", importance, when, role=role, turn=turn)
         self.last_turn = turn
         self.pending = round(self.pending + importance, 6)
         self.since.append(changes[0].id)
@@ -89,14 +85,11 @@ class ReflectiveMemory:
 
         An insight already held word for word is a NOOP. The sum starts again from zero.
         """
-        when = require_datetime("timestamp", timestamp) or self.store.now()
-        recent = [(id, self.store.texts[self.store.row(id)]) for id in self.since
-                  if self.store.get(id)["retired"] is None]
+        when = require_datetime("timestamp", timestamp) or self.now()
+        recent = [(id, self.texts[self.row(id)]) for id in self.since if self.row(id) not in self.retired]
         calls, tokens = self.llm.usage.calls, self.llm.usage.total_tokens
         insights = write_insights(self.llm, recent, max_insights=self.max_insights)
-        changes: list[Change] = []
-        for insight in insights:
-            changes.append(self._store_insight(insight["text"], insight["cites"], when))
+        changes = [self._store_insight(insight["text"], insight["cites"], when) for insight in insights]
         self.reflections.append({"turn": self.last_turn, "insights": [c.id for c in changes if c.event == "ADD"],
                                  "calls": self.llm.usage.calls - calls,
                                  "tokens": self.llm.usage.total_tokens - tokens})
@@ -108,57 +101,42 @@ class ReflectiveMemory:
         if held:
             return Change("NOOP", held[0]["id"], text, reason="insight already held")
         # a second later than its memories, so an insight is never older than what it rests on
-        added = self.store.store(text, "insight", self.insight_importance, when + timedelta(seconds=1), cites=cites)
+        added = self.store(text, "insight", self.insight_importance, when + timedelta(seconds=1), cites=cites)
         return replace(added[0], reason=f"insight citing {', '.join(cites)}")
 
     def insights(self) -> list[dict]:
         """Every live insight: its id, text and the ids it cites, oldest first."""
-        return [{"id": f"s{r}", "text": text, "cites": list(self.store.metadata[r]["cites"])}
-                for r, (text, kind) in enumerate(zip(self.store.texts, self.store.types, strict=True))
-                if kind == "insight" and text and r not in self.store.retired]
-
-    def retrieve(self, query: str, top_k: int = 3, now: datetime | None = None) -> list[tuple]:
-        """``(score, text, memory_type)`` best first, insights and messages alike."""
-        return self.store.retrieve(query, top_k, now)
+        return [{"id": f"s{r}", "text": text, "cites": list(self.metadata[r]["cites"])}
+                for r, (text, kind) in enumerate(zip(self.texts, self.types, strict=True))
+                if kind == "insight" and text and r not in self.retired]
 
     @property
     def reflection_calls(self) -> int:
         """Model calls spent writing insights (scoring each message costs one call more)."""
         return sum(r["calls"] for r in self.reflections)
 
-    def context(self, query: str | None = None) -> list[dict]:
-        """The memories (insights included) most relevant to ``query``, as one system message of quoted data."""
-        return self.store.context(query)
-
     def erase(self, pattern: re.Pattern) -> list[Change]:
         """Remove every memory ``pattern`` matches, then every insight citing a forgotten memory."""
-        changes = self.store.erase(pattern)
-        forgotten = {f"s{r}" for r, why in self.store.retired.items() if why == "forgotten"}
+        changes = super().erase(pattern)
+        forgotten = {f"s{r}" for r, why in self.retired.items() if why == "forgotten"}
         for insight in self.insights():
             if forgotten & set(insight["cites"]):
-                changes += [replace(c, reason="cited a forgotten memory") for c in self.store.delete(insight["id"])]
+                changes += [replace(c, reason="cited a forgotten memory") for c in self.delete(insight["id"])]
         self.since = [id for id in self.since if id not in forgotten]
         return changes
 
-    def provenance(self) -> list[dict]:
-        """Every memory held, insights included (see ``SemanticMemoryStore.provenance``)."""
-        return self.store.provenance()
-
-    def delete(self, id: str) -> list[Change]:
-        """Remove memory ``id`` for good (retention calls this)."""
-        return self.store.delete(id)
-
     def to_state(self) -> dict:
-        """Settings, the store, the running sum and the record of reflections, as JSON-ready data."""
-        return {**{name: getattr(self, name) for name in SETTINGS}, "store": self.store.to_state(),
-                "pending": self.pending, "since": list(self.since), "last_turn": self.last_turn,
-                "reflections": [dict(r) for r in self.reflections]}
+        """The store's state, the settings, the running sum and the record of reflections, as JSON-ready data."""
+        return {**super().to_state(), **{name: getattr(self, name) for name in REFLECTION_SETTINGS},
+                "pending": self.pending, "since": list(self.since), "reflections": [dict(r) for r in self.reflections]}
 
     @classmethod
-    def from_state(cls, state: dict, *, llm: LLM | None = None, clock=None, embedder=None) -> "ReflectiveMemory":
+    def from_state(cls, state: dict, *, embedder=None, clock=None, llm: LLM | None = None) -> "ReflectiveMemory":
         """Rebuild from ``to_state()``; the model is not state, so pass it again."""
-        memory = cls(**{name: state[name] for name in SETTINGS}, llm=llm)
-        memory.store = SemanticMemoryStore.from_state(state["store"], clock=clock, embedder=embedder)
-        memory.pending, memory.since, memory.last_turn = state["pending"], list(state["since"]), state["last_turn"]
+        memory = super().from_state(state, embedder=embedder, clock=clock)   # builds a cls: a ReflectiveMemory
+        assert isinstance(memory, ReflectiveMemory)
+        memory.threshold, memory.max_insights, memory.insight_importance = (state[n] for n in REFLECTION_SETTINGS)
+        memory.llm = require_callable("llm", llm, "complete") or OfflineLLM()
+        memory.pending, memory.since = state["pending"], list(state["since"])
         memory.reflections = [dict(r) for r in state["reflections"]]
         return memory
