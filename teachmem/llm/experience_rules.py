@@ -1,7 +1,7 @@
 """The offline stand-in's rules for reflection and experience: insights, similar episodes, instructions.
 
 * **Insights** (:func:`insight_rules`): memories whose facts are about the same thing (the user, the
-  project, its API) are brought together in one sentence, the latest value of each fact winning;
+  project, its API) are brought together in one sentence, the latest value of each fact replacing the old;
   then a word several memories share becomes "X comes up again and again". Each cites its memories.
 * **Similar episodes** (:func:`similarity_rules`): the share of content words two tasks have in
   common, a technology counting as its category too ("MySQL" also says "database").
@@ -41,24 +41,18 @@ def fact_insights(memories: list[tuple[str, str]]) -> list[dict]:
     """One insight per entity that facts of two or more memories are about; the latest value of each fact wins.
 
     >>> fact_insights([("s1", "user: we picked Postgres"), ("s2", "user: we switched to MySQL and Redis caches it")])
-    [{'text': "The project's stack so far: database MySQL (earlier PostgreSQL); cache Redis.", 'cites': ['s1', 's2']}]
+    [{'text': "The project's stack so far: database MySQL; cache Redis.", 'cites': ['s1', 's2']}]
     """
-    values: dict[str, dict[str, list[str]]] = {}
+    values: dict[str, dict[str, str]] = {}
     cites: dict[str, list[str]] = {}
     for id, text in memories:
         for triple in rule_triples(text):
-            said = values.setdefault(triple.entity, {}).setdefault(triple.attribute.replace("_", " "), [])
-            said[:] = [v for v in said if v != triple.value] + [triple.value]
+            values.setdefault(triple.entity, {})[triple.attribute.replace("_", " ")] = triple.value
             cites.setdefault(triple.entity, [])
             if id not in cites[triple.entity]:
                 cites[triple.entity].append(id)
-    insights = []
-    for entity, facts in values.items():
-        parts = [f"{name} {said[-1]}" + (f" (earlier {', '.join(said[:-1])})" if len(said) > 1 else "")
-                 for name, said in facts.items()]
-        if len(cites[entity]) >= 2:
-            insights.append({"text": f"{SUBJECTS.get(entity, entity)}: {'; '.join(parts)}.", "cites": cites[entity]})
-    return insights
+    return [{"text": f"{SUBJECTS.get(entity, entity)}: {'; '.join(f'{a} {v}' for a, v in facts.items())}.",
+             "cites": cites[entity]} for entity, facts in values.items() if len(cites[entity]) >= 2]
 
 
 def subject_insights(memories: list[tuple[str, str]], min_memories: int = 3) -> list[dict]:
