@@ -51,8 +51,12 @@ def fact_insights(memories: list[tuple[str, str]]) -> list[dict]:
             cites.setdefault(triple.entity, [])
             if id not in cites[triple.entity]:
                 cites[triple.entity].append(id)
-    return [{"text": f"{SUBJECTS.get(entity, entity)}: {'; '.join(f'{a} {v}' for a, v in facts.items())}.",
-             "cites": cites[entity]} for entity, facts in values.items() if len(cites[entity]) >= 2]
+    insights = []
+    for entity, facts in values.items():
+        said = "; ".join(f"{attribute.split(':')[0]} {value}" for attribute, value in facts.items())
+        if len(cites[entity]) >= 2:
+            insights.append({"text": f"{SUBJECTS.get(entity, entity)}: {said}.", "cites": cites[entity]})
+    return insights
 
 
 def subject_insights(memories: list[tuple[str, str]], min_memories: int = 3) -> list[dict]:
