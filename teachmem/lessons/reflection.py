@@ -9,7 +9,9 @@ from collections.abc import Callable
 from teachmem.lab.replay import add_turn, feed
 from teachmem.lab.scenarios import load_scenario
 from teachmem.lessons.common import after_prediction as after_prediction
-from teachmem.lessons.common import answer_checker, checker, differs, first_problem, forbidding, prediction_problem
+from teachmem.lessons.common import explore as explore
+from teachmem.lessons.common import (answer_checker, checker, differs, first_problem, forbidding, prediction_problem,
+                                     short)
 from teachmem.memory.episodic import EpisodicMemory
 from teachmem.memory.reflection import ReflectiveMemory
 
@@ -41,6 +43,19 @@ def reflections_view(memory: ReflectiveMemory) -> str:
             lines.append(f"  {id} {insight['text']}")
             lines += [f"      cites {c}: {memory.get(c)['text']}" for c in insight["metadata"]["cites"]]
     return "\n".join(lines) or "no reflection yet"
+
+
+def threshold_view(threshold: float) -> str:
+    """The 30-turn project replayed with ``threshold``: when it reflected, the insights it holds, the cost.
+
+    Taught in notebooks/12_reflection_and_experience.ipynb.
+    """
+    memory = feed(ReflectiveMemory(threshold=threshold), load_scenario("project_30"))
+    turns = ", ".join(str(r["turn"]) for r in memory.reflections) or "none"
+    lines = [f"threshold {threshold:g}: reflected after turns {turns}",
+             f"model calls: {memory.llm.usage.calls} in all, {memory.reflection_calls} of them reflecting",
+             f"insights held at the end: {len(memory.insights())}"]
+    return "\n".join(lines + [f"  {i['id']} {short(i['text'], 100)}" for i in memory.insights()])
 
 
 # ---------------------------------------------------------------- exercise 12.1: a prediction
