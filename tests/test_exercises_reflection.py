@@ -82,3 +82,14 @@ def test_12_3_threshold(capsys):
     fails(lesson.check_threshold(-1), capsys)
     assert not lesson.check_threshold(...)
     assert "not answered yet" in capsys.readouterr().out
+
+
+# ------------------------------------------------------------------ the widget: every slider position
+def test_the_threshold_view_answers_every_slider_position():
+    seen = []
+    for step in range(15):                                   # FloatSlider(min=1.0, max=8.0, step=0.5)
+        threshold = 1.0 + step / 2
+        view = lesson.threshold_view(threshold)
+        assert view.startswith(f"threshold {threshold:g}: reflected after turns")
+        seen.append(int(view.split("model calls: ")[1].split()[0]))
+    assert seen == sorted(seen, reverse=True)                # a higher threshold never costs more calls
