@@ -112,7 +112,9 @@ STACK_BY_TURN = 10
 @answer_checker("threshold")
 def check_threshold(threshold: object) -> str | None:
     """Exercise 12.3: at most three reflections over the 30-turn project, yet the stack joined by turn 10."""
-    memory = ReflectiveMemory(threshold=threshold)       # a bad value is a TypeError or ValueError: printed
+    if isinstance(threshold, bool) or not isinstance(threshold, (int, float)):
+        raise TypeError(f"threshold must be a number, got {type(threshold).__name__}")   # printed as what differs
+    memory = ReflectiveMemory(threshold=threshold)       # a bad number is a ValueError: printed too
     scenario = load_scenario("project_30")
     feed(memory, scenario, STACK_BY_TURN)
     early = [i for i in memory.insights() if "stack" in i["text"]]
