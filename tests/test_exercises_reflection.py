@@ -1,5 +1,8 @@
 """Every exercise of notebook 12: the worked solution passes its checker, a plausible wrong answer fails it,
 and an answer that just calls teachmem's own implementation fails it too."""
+import json
+from pathlib import Path
+
 from conftest import load_solutions
 from teachmem import EpisodicMemory, ReflectiveMemory
 from teachmem.lessons import reflection as lesson
@@ -93,3 +96,21 @@ def test_the_threshold_view_answers_every_slider_position():
         assert view.startswith(f"threshold {threshold:g}: reflected after turns")
         seen.append(int(view.split("model calls: ")[1].split()[0]))
     assert seen == sorted(seen, reverse=True)                # a higher threshold never costs more calls
+
+
+# ------------------------------------------------------------------ the stored notebook keeps 12.1's answer hidden
+def test_the_stored_notebook_hides_the_answer_until_the_prediction_and_fits_a_projector():
+    cells = json.loads((Path(__file__).resolve().parent.parent / "notebooks"
+                        / "12_reflection_and_experience.ipynb").read_text())["cells"]
+    sources = ["".join(c["source"]) for c in cells]
+    question = next(i for i, s in enumerate(sources) if s.startswith("calls_prediction = ..."))
+    reveal = next(i for i, s in enumerate(sources) if "lesson.after_prediction(calls_prediction)" in s)
+    shown = "".join("".join(o.get("text", "")) for o in cells[reveal]["outputs"])
+    assert reveal == question + 1 and "model calls in all" not in shown
+    assert "The output is hidden until you write your prediction above" in shown and "⏳" in shown
+    assert sources[reveal + 1].startswith("<details><summary>Why? (open after you have run the cell)</summary>\n\n")
+    assert sources[reveal + 1].rstrip().endswith("</details>")
+    assert not any("14" in s for s in sources[:reveal + 1])        # the answer, stated too early
+    for cell, text in zip(cells, sources):
+        if cell["cell_type"] == "code":
+            assert all(len(line) <= 100 for line in text.splitlines()), text[:60]
