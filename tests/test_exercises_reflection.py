@@ -111,6 +111,6 @@ def test_the_stored_notebook_hides_the_answer_until_the_prediction_and_fits_a_pr
     assert sources[reveal + 1].startswith("<details><summary>Why? (open after you have run the cell)</summary>\n\n")
     assert sources[reveal + 1].rstrip().endswith("</details>")
     assert not any("14" in s for s in sources[:reveal + 1])        # the answer, stated too early
-    for cell, text in zip(cells, sources):
+    for cell, text in zip(cells, sources, strict=True):
         if cell["cell_type"] == "code":
             assert all(len(line) <= 100 for line in text.splitlines()), text[:60]
