@@ -5,7 +5,9 @@ extract facts as JSON, score how important a message is, and tell whether a
 new fact contradicts an old one. The task functions (:func:`summarize`,
 :func:`extract_triples`, :func:`score_importance`, :func:`find_contradiction`)
 write the prompt, call ``llm.complete(messages)`` and parse the reply, so the
-same code runs with any model that speaks chat messages:
+same code runs with any model that speaks chat messages. Reflection and memory of
+experience add three more (:func:`write_insights`, :func:`rate_episodes`,
+:func:`rewrite_instructions`, notebook 12):
 
 * :class:`OfflineLLM` — the default everywhere. Deterministic, no network, no
   key. It reads the very prompts a real model would get, recognises which job

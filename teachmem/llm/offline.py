@@ -1,10 +1,11 @@
 """OfflineLLM: a deterministic stand-in for a language model, made of readable rules.
 
 It receives the very prompts a real model would get, recognises which of the
-four jobs it is asked to do from the instruction text, reads the material out
+jobs it is asked to do from the instruction text, reads the material out
 of the prompt and does the job with the rules of this package
 (:func:`~teachmem.llm.facts.rule_triples`, :func:`~teachmem.llm.summaries.summarize_rules`,
-:func:`~teachmem.llm.importance.importance_rules`).
+:func:`~teachmem.llm.importance.importance_rules`, and for reflection and experience
+:func:`~teachmem.llm.experience_rules.experience_reply`).
 
 Taught in notebooks/03_summary_memory.ipynb.
 """
@@ -38,7 +39,8 @@ class OfflineLLM:
 
     It receives the same chat prompts a real model would. From the instruction
     text it recognises the job (summarise, extract facts as JSON, score
-    importance, spot a contradiction), reads the material out of the prompt
+    importance, spot a contradiction; write insights, rate past tasks, rewrite
+    instructions), reads the material out of the prompt
     and does the job with the rules of ``teachmem.llm``. It understands this
     package's prompts and, as far as they go, prompts that label their material
     ("Current summary: ... New conversation: ...", "Message: ...").
