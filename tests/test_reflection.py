@@ -10,6 +10,7 @@ import pytest
 from teachmem import (EpisodicMemory, LLMError, MemoryDB, OfflineLLM, ProceduralMemory, ReflectiveMemory, Usage,
                       forget)
 from teachmem.llm import EPISODE_PROMPT, IMPORTANCE_PROMPT, INSIGHT_PROMPT, REWRITE_PROMPT, write_insights
+from test_openai_adapter import answer, completion, make, server  # noqa: F401  (server: the fixture)
 
 ANA = ["My name is Ana and I live in Lisbon", "We picked Postgres for the app because of JSONB", "ok",
        "I am vegetarian, by the way", "Actually we switched to MySQL last week", "Redis caches the sessions now"]
@@ -343,3 +344,26 @@ def test_time_is_a_parameter():
     when = datetime(2026, 3, 2, 9, 0)
     memory.add("user", "We use PostgreSQL", timestamp=when)
     assert memory.get("s0")["metadata"]["timestamp"] == when.isoformat()
+
+
+# ---------------------------------------------------------------------------------------------- a real model
+def test_a_real_model_drives_the_same_three_jobs_through_the_adapter(server):  # noqa: F811
+    fenced_reply = '```json\n{"insights": [{"text": "A vegetarian in Lisbon", "cites": ["s0", "s1", "s7"]}]}\n```'
+    server.script = [answer(payload=completion("0.8")), answer(payload=completion("Importance: 6/10")),
+                     answer(payload=completion(fenced_reply)), answer(payload=completion('{"e1": 0.9}')),
+                     answer(payload=completion("Be brief.\nNever use emojis."))]
+    llm = make(server)
+    reflective = ReflectiveMemory(threshold=1.0, llm=llm)
+    reflective.add("user", "I live in Lisbon")
+    reflective.add("user", "I'm vegetarian")
+    assert reflective.insights() == [{"id": "s2", "text": "A vegetarian in Lisbon", "cites": ["s0", "s1"]}]
+    episodic = EpisodicMemory(llm=llm)
+    episodic.record("Set up backups", ["cron"], "done", success=True)
+    assert episodic.recall("Set up nightly backups").id == "e1"
+    procedural = ProceduralMemory("Be brief.", llm=llm)
+    assert procedural.learn("no emojis, please")[0].id == "v2" and procedural.instructions.endswith("emojis.")
+    sent = [r["body"] for r in server.requests]
+    assert [b["messages"][0]["content"] for b in sent] == [IMPORTANCE_PROMPT, IMPORTANCE_PROMPT,
+                                                           INSIGHT_PROMPT.format(max_insights=3), EPISODE_PROMPT,
+                                                           REWRITE_PROMPT]
+    assert [("response_format" in b) for b in sent] == [False, False, True, True, False]
