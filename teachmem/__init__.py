@@ -34,6 +34,9 @@ from teachmem.memory.summary import SummaryMemory
 # The hybrid manager (notebook 06); the comparison lives in teachmem.lab.replay (notebook 07).
 from teachmem.memory.hybrid import HybridMemoryManager
 
+# Memory as tools: the model manages its own memory (notebook 11).
+from teachmem.memory.agent import MemoryAgent
+
 # Reflection and memory of experience: insights, episodes, instructions (notebook 12).
 from teachmem.memory.reflection import ReflectiveMemory
 from teachmem.memory.episodic import Episode, EpisodicMemory

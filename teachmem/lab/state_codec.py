@@ -21,6 +21,7 @@ from typing import Any, Iterable, TypeVar
 import numpy as np
 
 from teachmem.core.validate import require_text
+from teachmem.memory.agent import MemoryAgent
 from teachmem.memory.buffer import ConversationBuffer
 from teachmem.memory.entity import EntityMemory
 from teachmem.memory.episodic import EpisodicMemory
@@ -43,8 +44,8 @@ _PLACEHOLDER = "$vector"
 _STRATEGIES: dict[str, type] = {
     "buffer": ConversationBuffer, "window": SlidingWindowMemory, "token_window": TokenBudgetWindow,
     "summary": SummaryMemory, "entity": EntityMemory, "semantic": SemanticMemoryStore,
-    "hybrid": HybridMemoryManager, "reflective": ReflectiveMemory, "episodic": EpisodicMemory,
-    "procedural": ProceduralMemory,
+    "hybrid": HybridMemoryManager, "agent": MemoryAgent, "reflective": ReflectiveMemory,
+    "episodic": EpisodicMemory, "procedural": ProceduralMemory,
 }
 # Files saved before strategies had a ``kind`` hold the class name instead.
 _LEGACY_NAMES = {"ConversationBuffer": "buffer", "SlidingWindowMemory": "window",
