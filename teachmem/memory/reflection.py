@@ -34,7 +34,9 @@ class ReflectiveMemory(SemanticMemoryStore):
 
     ``threshold``: the summed importance (each message's in [0, 1]) that triggers a reflection.
     ``llm`` scores and reflects (the offline stand-in by default); its ``usage`` counts the cost.
-    Everything else (``context_top_k``, ``scoring``, ``clock``, ``embedder`` …) is the store's.
+    Everything else (``context_top_k``, ``clock``, ``embedder`` …) is the store's; ``scoring`` is
+    Generative Agents' own unless chosen: recency, importance and relevance added, so the
+    importance given to insights lifts them.
 
     Taught in notebooks/12_reflection_and_experience.ipynb.
     """
@@ -51,7 +53,7 @@ class ReflectiveMemory(SemanticMemoryStore):
         self.max_insights = require_positive_int("max_insights", max_insights)
         self.insight_importance = require_fraction("insight_importance", insight_importance)
         self.llm = require_callable("llm", llm, "complete") or OfflineLLM()
-        super().__init__(**store_options)
+        super().__init__(**{"scoring": "generative_agents", **store_options})
         self.pending = 0.0                  # importance summed since the last reflection
         self.since: list[str] = []          # ids of the memories stored since then
         self.reflections: list[dict] = []   # each reflection: turn, insight ids, model calls and tokens
