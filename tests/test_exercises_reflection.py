@@ -107,7 +107,7 @@ def test_the_stored_notebook_hides_the_answer_until_the_prediction_and_fits_a_pr
     reveal = next(i for i, s in enumerate(sources) if "lesson.after_prediction(calls_prediction)" in s)
     shown = "".join("".join(o.get("text", "")) for o in cells[reveal]["outputs"])
     assert reveal == question + 1 and "model calls in all" not in shown
-    assert "The output is hidden until you write your prediction above" in shown and "⏳" in shown
+    assert "The output is hidden until you write your prediction above" in shown and "○" in shown
     assert sources[reveal + 1].startswith("<details><summary>Why? (open after you have run the cell)</summary>\n\n")
     assert sources[reveal + 1].rstrip().endswith("</details>")
     assert not any("14" in s for s in sources[:reveal + 1])        # the answer, stated too early

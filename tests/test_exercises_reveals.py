@@ -2,7 +2,7 @@
 the learner has predicted: read on the stored notebooks, as a learner opening them sees them.
 
 - The cell that reveals the answer runs it inside ``lesson.after_prediction(<the prediction>)`` and
-  checks the prediction after it; stored with the placeholder, it shows only the "hidden" line and ⏳.
+  checks the prediction after it; stored with the placeholder, it shows only the "hidden" line and ○.
 - Nothing from the question to the reveal (stored outputs, code, prose) shows the answer, and no prose
   before the reveal states it; the explanation follows the reveal, folded in a "Why?" ``<details>``.
 - Code lines fit a projector (at most 100 characters), and the prose names no test file.

@@ -145,7 +145,7 @@ def test_predictions_are_compared_with_the_answer_the_run_gives(capsys):
     assert "❌" in out and "you predicted 20" in out and "day 37" in out
     assert not semantic.check_burial_prediction(None)
     out = capsys.readouterr().out
-    assert "⏳" in out and "37" not in out                          # an unwritten prediction gets no answer
+    assert "○" in out and "37" not in out                          # an unwritten prediction gets no answer
     assert not semantic.check_burial_prediction(True)               # a bool is no number of days
     assert not semantic.check_burial_prediction(37.0)               # nor a float: a whole number, by hand
     assert semantic_upkeep.check_first_prediction(" Appointment")

@@ -2,7 +2,7 @@
 
 A *checker* takes the learner's function, runs it on cases whose answers are
 known (stated in the checker, or given by the library's own implementation),
-and prints one clear line: ✅ passed, ❌ what differs for which input, or ⏳
+and prints one clear line: ✅ passed, ❌ what differs for which input, or ○
 not implemented yet for an untouched stub (a stub raises
 ``NotImplementedError``; the checker catches it, so the notebook still runs
 top to bottom). It also returns a ``CheckResult`` that is truthy only on a
@@ -56,13 +56,13 @@ def report(passed: bool, message: str) -> CheckResult:
 
 
 def run_check(title: str, body: Callable[[Callable], str | None], candidate: Any) -> CheckResult:
-    """Run ``body(candidate)`` and report: ✅ when it returns None, ❌ with its sentence, ⏳ for a stub."""
+    """Run ``body(candidate)`` and report: ✅ when it returns None, ❌ with its sentence, ○ for a stub."""
     if not callable(candidate):
         return report(False, f"❌ {title}: expected a function, got {type(candidate).__name__}")
     try:
         problem = body(candidate)
     except NotImplementedError:
-        return report(False, f"⏳ {title}: not implemented yet (replace `raise NotImplementedError` with your code)")
+        return report(False, f"○ {title}: not implemented yet (replace `raise NotImplementedError` with your code)")
     except DoneByTeachmem as err:
         return report(False, f"❌ {title}: your function calls {err}, which already does this job; "
                              "write the steps yourself")
@@ -129,7 +129,7 @@ def answer_checker(title: str) -> Callable[[Callable[[Any], str | None]], Callab
         @functools.wraps(body)
         def run(value: Any) -> CheckResult:
             if unanswered(value):
-                return report(False, f"⏳ {title}: not answered yet (write your answer in place of the placeholder, "
+                return report(False, f"○ {title}: not answered yet (write your answer in place of the placeholder, "
                                      "then run the cell again)")
             try:
                 problem = body(value)
