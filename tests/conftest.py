@@ -52,12 +52,18 @@ def proves_checker(checker, solution, wrongs, capsys):
 
 
 @pytest.fixture(scope="session")
-def pg_dsn():
+def pg_server():
     """One PostgreSQL server for the whole run: started from the wheel in a temporary folder (or the server
     TEACHMEM_PG_DSN names), stopped at the end. Not under pytest's own temporary root: every pytest run on the
     machine resets that to owner-only, and the server runs as another system user when tests run as root."""
     with tempfile.TemporaryDirectory(prefix="teachmem-pg-") as folder, local_postgres(folder) as server:
-        yield server.dsn
+        yield server
+
+
+@pytest.fixture(scope="session")
+def pg_dsn(pg_server):
+    """The run's one server, as a postgresql:// DSN."""
+    return pg_server.dsn
 
 
 @pytest.fixture

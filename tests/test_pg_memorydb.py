@@ -1,12 +1,17 @@
 """MemoryDB on PostgreSQL: what only the server back-end does (the shared contract runs on both back-ends in
 test_store.py and test_governance.py): its own schema, clear errors for a bad DSN, and what forget means in a
 database that keeps old row versions until VACUUM."""
+import os
+import tempfile
+from pathlib import Path
+
 import psycopg
 import pytest
 
 from conftest import drop_database, fresh_database
 from teachmem import ConversationBuffer, MemoryDB, PgMemoryStore, SchemaVersionError
 from teachmem.lab.governance import forget
+from teachmem.lab.postgres import ENV_DSN, LocalPostgres, read_replica, wait_for_replay
 
 
 @pytest.fixture
@@ -99,3 +104,31 @@ def test_forget_on_postgresql_says_what_it_cannot_check(dsn):
             ("database", 0), ("dead row versions", 0), ("database page bytes", 0)]
         assert "write-ahead log (pg_wal), replicas and backups still hold earlier versions" in str(audit)
         assert db.find("27 Elm Grove") == [("sam", "default")]
+
+
+def test_a_read_replica_replays_a_write_of_the_primary_and_refuses_writes(pg_server):
+    if os.environ.get(ENV_DSN):      # a server given by its DSN is not ours to copy
+        with pytest.raises(ValueError, match="primary must be a running server that local_postgres started"):
+            read_replica(pg_server, tempfile.gettempdir())
+        return
+    with tempfile.TemporaryDirectory(prefix="teachmem-replica-") as folder:
+        with read_replica(pg_server, folder) as replica:
+            assert replica.running and (Path(folder) / "replica" / "standby.signal").exists()
+            assert replica.dsn.endswith(f"port={int(psycopg.conninfo.conninfo_to_dict(pg_server.dsn).get('port') or 5432) + 1}")
+            with psycopg.connect(pg_server.dsn, autocommit=True) as conn:
+                conn.execute("CREATE TABLE IF NOT EXISTS replicated (note text)")
+                conn.execute("INSERT INTO replicated VALUES ('written on the primary')")
+            assert wait_for_replay(pg_server.dsn, replica.dsn, timeout=30)
+            with psycopg.connect(replica.dsn, autocommit=True) as conn:
+                assert conn.execute("SELECT pg_is_in_recovery()").fetchone()[0]
+                assert ("written on the primary",) in conn.execute("SELECT note FROM replicated").fetchall()
+                with pytest.raises(psycopg.errors.ReadOnlySqlTransaction):
+                    conn.execute("INSERT INTO replicated VALUES ('written on the replica')")
+        assert not replica.running and not (Path(folder) / "replica").exists()
+
+
+def test_read_replica_refuses_what_it_cannot_copy():
+    with pytest.raises(TypeError, match="primary must be a LocalPostgres, got str"):
+        read_replica("postgresql://postgres@/postgres", tempfile.gettempdir())
+    with pytest.raises(ValueError, match="primary must be a running server that local_postgres started"):
+        read_replica(LocalPostgres("postgresql://postgres@/postgres"), tempfile.gettempdir())

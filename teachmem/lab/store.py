@@ -30,7 +30,8 @@ store, on the ``sqlite3`` module of the standard library (one file, no server).
   SQL runs on PostgreSQL (``teachmem.lab.pg_file``): one contract, two
   back-ends, each opening, locking, compacting and auditing its own way.
 
-Taught in notebooks/09_persistence_and_governance.ipynb.
+Taught in notebooks/09_persistence_and_governance.ipynb and
+notebooks/10_from_laptop_to_production.ipynb.
 """
 from __future__ import annotations
 
