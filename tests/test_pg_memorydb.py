@@ -132,3 +132,13 @@ def test_read_replica_refuses_what_it_cannot_copy():
         read_replica("postgresql://postgres@/postgres", tempfile.gettempdir())
     with pytest.raises(ValueError, match="primary must be a running server that local_postgres started"):
         read_replica(LocalPostgres("postgresql://postgres@/postgres"), tempfile.gettempdir())
+
+
+def test_a_writer_waits_at_most_timeout_for_the_write_lock_even_when_timeout_is_zero(dsn):
+    with MemoryDB(dsn) as holder, MemoryDB(dsn, timeout=0) as impatient:
+        with holder.batch():
+            holder.save(said("first"), user_id="maya")
+            with pytest.raises(psycopg.errors.LockNotAvailable):      # lock_timeout 0 would wait forever
+                impatient.save(said("second"), user_id="ola")
+        impatient.save(said("second"), user_id="ola")                 # free again: it writes
+        assert holder.users() == ["maya", "ola"]

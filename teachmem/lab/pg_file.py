@@ -107,7 +107,7 @@ class PgDatabase:
                        + ("" if self.superuser else "; dead row versions and page bytes need a superuser"))
 
     def _setup(self, timeout: float, read_only: bool) -> None:
-        self.conn.execute(f"SET lock_timeout = {int(timeout * 1000)}")
+        self.conn.execute(f"SET lock_timeout = {max(1, int(timeout * 1000))}")      # 0 would mean: wait forever
         with self.conn.transaction():
             self.conn.execute("SELECT pg_advisory_xact_lock(%s)", [SETUP_LOCK])
             version = self._version()
@@ -154,7 +154,11 @@ class PgDatabase:
     def begin(self) -> None:
         """The outermost write transaction, holding the database's write lock: writers queue, readers do not."""
         self.conn.execute("BEGIN")
-        self.conn.execute("SELECT pg_advisory_xact_lock(%s)", [WRITE_LOCK])
+        try:
+            self.conn.execute("SELECT pg_advisory_xact_lock(%s)", [WRITE_LOCK])
+        except BaseException:         # e.g. lock_timeout: leave no aborted transaction behind
+            self.conn.execute("ROLLBACK")
+            raise
 
     def in_transaction(self) -> bool:
         return self.conn.info.transaction_status != psycopg.pq.TransactionStatus.IDLE
