@@ -8,3 +8,4 @@ rls_prediction = 0
 # sort by the distance itself, ascending, and take the first five. Sorting by similarity (1 - distance)
 # descending gives the same order on paper, but the planner cannot serve that expression from the index.
 NEAREST = "SELECT id FROM items ORDER BY embedding <=> %(query)s LIMIT 5"
+index_query = NEAREST      # the same query under the name its checker, check_index_query, goes by

@@ -96,7 +96,8 @@ class MemoryDB:
     tables are created in its schema ``memorydb``). One ``MemoryDB`` per process (or
     thread); many processes may open the same file at once. ``timeout`` is
     how long to wait for another process's write before giving up with
-    ``sqlite3.OperationalError``. ``read_only=True`` never creates or
+    ``sqlite3.OperationalError`` (on PostgreSQL, ``psycopg.errors.LockNotAvailable``).
+    ``read_only=True`` never creates or
     changes the file and refuses every write with a ``PermissionError``.
 
     Taught in notebooks/09_persistence_and_governance.ipynb.
