@@ -34,6 +34,9 @@ from teachmem.memory.summary import SummaryMemory
 # The hybrid manager (notebook 06); the comparison lives in teachmem.lab.replay (notebook 07).
 from teachmem.memory.hybrid import HybridMemoryManager
 
+# Memory as tools: the model manages its own memory (notebook 11).
+from teachmem.memory.agent import MemoryAgent
+
 # Evaluation: the scoreboard and the LoCoMo benchmark (notebook 08). The scoring function itself is
 # ``teachmem.evaluate.evaluate``; it is not re-exported here, where it would hide the module of that name.
 from teachmem.lab.evaluate import Scoreboard, load_scenarios

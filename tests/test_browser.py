@@ -6,9 +6,11 @@ and Jupyter directories under ``tmp_path`` and moves the comparison's turn
 slider; the caption, the table and the chart must then show that turn of the
 replay: the table's text is what ``comparison_html`` says, and the chart's
 bytes are the PNG ``ComparisonChart`` draws for that turn. The `make app`
-page is checked as a projector shows it, at 1280×720: title, slider and chart
-on the first screen, no horizontal scroll, text that wraps, turn 1 first, or
-the turn the address asks for. Screenshots go to ``test-artifacts/``.
+page is checked as a projector shows it, at 1280×720: title, slider, chart and
+the table's caption on the first screen, no horizontal scroll, text that wraps
+and reads at 16 CSS pixels or more (the chart's text as shown, the caption, the
+table, the extraction view), turn 1 first, or the turn the address asks for.
+Screenshots go to ``test-artifacts/``.
 
 With ``CI`` set (as ``.ci/run`` does) the test is required and fails when the
 browser is missing; elsewhere it is skipped, and the skip reason (printed in the
@@ -151,10 +153,15 @@ def _replay():
 
 
 @functools.cache
+def _chart():
+    from teachmem.lessons.projector import ComparisonChart
+    return ComparisonChart(_replay())
+
+
+@functools.cache
 def _chart_digest(turn: int) -> str:
     """What the chart of ``turn`` must be: the SHA-256 of the PNG that ``ComparisonChart`` draws for it."""
-    from teachmem.lessons.projector import ComparisonChart
-    return hashlib.sha256(ComparisonChart(_replay()).png(turn)).hexdigest()
+    return hashlib.sha256(_chart().png(turn)).hexdigest()
 
 
 def _page_text(markup: str) -> str:
@@ -325,6 +332,23 @@ def _on_first_screen(page, locator, what: str) -> None:
         f"the {what} does not fit on the first {SCREEN['width']}×{SCREEN['height']} screen: {box}"
 
 
+# The computed font size, in CSS pixels, of the smallest text an element shows (in it or in any element inside it).
+SMALLEST_FONT = """e => Math.min(...[e, ...e.querySelectorAll('*')]
+    .filter(x => [...x.childNodes].some(n => n.nodeType === Node.TEXT_NODE && n.textContent.trim()))
+    .map(x => parseFloat(getComputedStyle(x).fontSize)))"""
+READABLE_PX = 16      # 12 pt: what a projected screen needs
+
+
+def _readable_on_a_projector(page, box) -> None:
+    """The chart's smallest text, as shown, and every text of the caption and the table are at least 16 CSS px."""
+    image = box.locator("img.widget-image").first
+    scale = image.evaluate("i => i.getBoundingClientRect().width / i.naturalWidth")
+    assert _chart().smallest_text_px() * scale >= READABLE_PX, f"the chart is shown at {scale:.2f} of its size"
+    for i, what in enumerate(("caption", "table")):
+        size = box.locator(".widget-html-content").nth(i).evaluate(SMALLEST_FONT)
+        assert size >= READABLE_PX, f"the {what}'s smallest text is {size} px"
+
+
 def _extraction_marks(page, turn: int) -> None:
     """The extraction visualiser at ``turn`` shows what ``extraction_html`` says, its highlights included."""
     from teachmem import load_scenario
@@ -336,8 +360,9 @@ def _extraction_marks(page, turn: int) -> None:
     view.wait_for(timeout=WAIT * 1000)
     assert (view.text_content() or "").strip() == _page_text(want)
     marks = [re.sub(r"\d+$", "", m) for m in view.locator("mark").all_text_contents()]
-    assert marks == [_page_text(re.sub(r"<sup>\d+</sup>", "", m)) for m in re.findall(r"<mark[^>]*>(.*?)</mark>", want)]
+    assert marks == [_page_text(re.sub(r"<sup[^>]*>\d+</sup>", "", m)) for m in re.findall(r"<mark[^>]*>(.*?)</mark>", want)]
     assert "MySQL" in marks or turn != 17
+    assert view.evaluate(SMALLEST_FONT) >= READABLE_PX
 
 
 def test_make_app_page_projects_the_comparison_at_1280x720(browser, tmp_path):
@@ -351,6 +376,8 @@ def test_make_app_page_projects_the_comparison_at_1280x720(browser, tmp_path):
         _on_first_screen(page, page.locator("h1").first, "title")
         _on_first_screen(page, box.locator(".widget-slider").first, "turn slider")
         _on_first_screen(page, box.locator("img.widget-image").first, "chart")
+        _on_first_screen(page, box.locator(".widget-html-content").nth(1).locator("p").first, "table's caption")
+        _readable_on_a_projector(page, box)
         assert page.evaluate(TOO_WIDE) == [], "something is wider than the 1280-pixel screen"
         caption = box.locator(".widget-html-content").first
         assert caption.evaluate("e => getComputedStyle(e.firstElementChild).whiteSpace") == "normal"
@@ -361,6 +388,14 @@ def test_make_app_page_projects_the_comparison_at_1280x720(browser, tmp_path):
         extraction = page.locator(".widget-vbox").filter(has_text="The message of turn ").first
         _set_slider(page, extraction, 17)
         _extraction_marks(page, 17)
+        # Turn 29: the ids the learner sees are explained, and a write that took no words says so as information.
+        _set_slider(page, extraction, 29)
+        _extraction_marks(page, 29)
+        said = page.locator(".widget-html-content").filter(has_text="The message of turn 29 ").first
+        assert "m29 is message 29 of the conversation" in said.text_content()
+        assert "s28 is the semantic store's memory number 28: it counts from s0" in said.text_content()
+        info = said.locator("div", has_text="This write kept nothing new from this message").last
+        assert info.evaluate("e => getComputedStyle(e).backgroundColor") == "rgb(232, 241, 248)"
         assert page.evaluate(TOO_WIDE) == []
         # Voilà's page template links Font Awesome from a CDN; the request is aborted above and the
         # page works without those icons. Anything else leaving 127.0.0.1 is a failure.

@@ -44,7 +44,7 @@ LESSONS = {"00_start_here": "start_here", "01_conversation_buffer": "buffer", "0
            "05b_semantic_upkeep": "semantic_upkeep",
            "06_hybrid_manager": "hybrid", "07_compare_strategies": "compare", "08_evaluate_memory": "evaluate",
            "08b_evaluate_on_locomo": "locomo", "09_persistence_and_governance": "persistence",
-           "09b_sqlite_internals_and_audits": "internals"}
+           "09b_sqlite_internals_and_audits": "internals", "11_memory_as_tools": "agent"}
 
 
 @pytest.mark.parametrize("notebook", sorted(LESSONS))

@@ -134,15 +134,39 @@ def test_8_4_prediction(locomo_reports, capsys):
     assert baseline.recall()[5] < report.recall()[5] - 0.02                 # "lower" is the answer
 
 
-def test_the_checker_measures_the_notebooks_retriever(locomo_reports):
+def _baseline_cell():
     import json
     from pathlib import Path
     nb = json.loads((Path(__file__).parent.parent / "notebooks" / "08b_evaluate_on_locomo.ipynb").read_text())
-    stored = "".join(next(o["text"] for c in nb["cells"] if c["cell_type"] == "code" and "def word_overlap" in
-                          "".join(c["source"]) for o in c["outputs"]))
+    return next(c for c in nb["cells"] if c["cell_type"] == "code" and "def word_overlap" in "".join(c["source"]))
+
+
+def _run_baseline_cell(prediction, capsys):
+    """The notebook's baseline cell, run as the notebook runs it, with ``prediction`` written above it."""
+    conversations = load_locomo(LOCOMO_SAMPLE)
+    scope = {"evidence_recall": evidence_recall, "conversations": conversations, "lesson": lesson08b,
+             "report": evidence_recall(conversations), "prediction": prediction}
+    capsys.readouterr()
+    exec("".join(_baseline_cell()["source"]), scope)
+    return capsys.readouterr().out
+
+
+def test_the_checker_measures_the_notebooks_retriever(locomo_reports, capsys):
+    """The figures the baseline cell prints once 8.4 is predicted are the ones its checker measures."""
+    shown = _run_baseline_cell("lower", capsys)
     baseline, _ = locomo_reports
     for k, value in baseline.recall().items():
-        assert f"recall@{k:<2}  word overlap {value:.3f}" in stored
+        assert f"recall@{k:<2}  word overlap {value:.3f}" in shown
+    assert "✅" in shown
+
+
+def test_the_baseline_cell_keeps_its_figures_until_8_4_is_predicted(locomo_reports, capsys):
+    """The stored notebook used to print word overlap's recall@k right under the unanswered prediction."""
+    baseline, _ = locomo_reports
+    stored = "".join("".join(o.get("text", "")) for o in _baseline_cell()["outputs"])
+    for shown in (_run_baseline_cell(..., capsys), stored):
+        assert "hidden until you write your prediction" in shown and "not answered yet" in shown
+        assert not any(f"{value:.3f}" in shown for value in baseline.recall().values()), shown
 
 
 # ------------------------------------------------------------------ 8.5 · a stopword list

@@ -4,12 +4,14 @@ compared with the answer the notebook computes."""
 import inspect
 import json
 import math
+from datetime import datetime
 from pathlib import Path
 
 import numpy as np
 import pytest
 
 from conftest import load_solutions, proves_checker
+from teachmem.core.clock import ManualClock
 from teachmem.core.words import stem
 from teachmem.lessons import semantic, semantic_upkeep
 from teachmem.memory.semantic import (SemanticMemoryStore, decay_factor, fact_key, generative_agents_score,
@@ -135,19 +137,34 @@ def test_merged_store_keeps_one_copy_of_the_preference():
 
 
 # ---------------------------------------------------------------- predictions
-def test_reveal_compares_a_prediction_with_the_answer(capsys):
-    assert semantic.reveal("burial day", 35, 37, tolerance=3, unit=" days")
+def test_predictions_are_compared_with_the_answer_the_run_gives(capsys):
+    assert semantic.check_burial_prediction(35)                     # within 3 days of 37 counts
     assert "✅" in capsys.readouterr().out
-    assert not semantic.reveal("burial day", 20, 37, tolerance=3, unit=" days")
+    assert not semantic.check_burial_prediction(20)
     out = capsys.readouterr().out
-    assert "❌" in out and "you predicted 20" in out and "37 days" in out
-    assert not semantic.reveal("burial day", None, 37)
+    assert "❌" in out and "you predicted 20" in out and "day 37" in out
+    assert not semantic.check_burial_prediction(None)
     out = capsys.readouterr().out
     assert "⏳" in out and "37" not in out                          # an unwritten prediction gets no answer
-    assert not semantic.reveal("burial day", True, 1)               # a bool is no number of days
-    assert semantic.reveal("first", " Appointment", "appointment")
-    assert not semantic.reveal("first", "floss", "appointment")
-    assert not semantic.reveal("first", 1, "appointment")
+    assert not semantic.check_burial_prediction(True)               # a bool is no number of days
+    assert not semantic.check_burial_prediction(37.0)               # nor a float: a whole number, by hand
+    assert semantic_upkeep.check_first_prediction(" Appointment")
+    assert not semantic_upkeep.check_first_prediction("floss")
+    assert not semantic_upkeep.check_first_prediction(1)
+    assert not semantic_upkeep.check_first_prediction("both")
+    capsys.readouterr()
+
+
+def test_the_known_answers_are_what_the_stores_do():
+    assert semantic.burial_day(semantic.WIFI_MEMORIES, semantic.WIFI_QUESTION, semantic.WIFI_NOW) == 37
+    clock = ManualClock(datetime(2026, 1, 15))
+    bank = SemanticMemoryStore(scoring="memorybank", clock=clock)
+    bank.store("the dentist appointment is on Friday")
+    bank.store("the dentist said to floss daily")
+    clock.advance(days=2)
+    bank.retrieve("dentist appointment Friday", top_k=1)
+    clock.advance(days=3)
+    assert "appointment" in bank.explain("dentist", top_k=1)[0]["text"]
 
 
 # ---------------------------------------------------------------- the notebooks' starting points
@@ -167,7 +184,7 @@ def test_modify_and_observe_exercises_start_failing_and_the_prediction_starts_em
     for notebook, cell_id in (("05_semantic_memory.ipynb", "5c0a7e12"), ("05b_semantic_upkeep.ipynb", "18b5e006")):
         scope = {}
         exec(_cell(notebook, cell_id), scope)
-        assert [v for k, v in scope.items() if k.startswith("my_")] == [None], notebook
+        assert [v for k, v in scope.items() if k.endswith("_prediction")] == [None], notebook
     capsys.readouterr()
 
 

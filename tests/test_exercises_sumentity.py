@@ -96,6 +96,15 @@ def test_3_3_wrong_pins_fail(pins, capsys):
     assert not passes(lesson03.check_my_pins(pins), capsys)
 
 
+def test_3_3_a_failure_says_what_differs_not_what_to_pin(capsys):
+    """The check counts the facts missing; it never names the one to pin (the view of the last fold does)."""
+    result = lesson03.check_my_pins(["Database: PostgreSQL, chosen for its JSONB support"])
+    out = capsys.readouterr().out
+    assert not result
+    assert "1 of the 8 first-day facts is in neither the summary nor your pins" in out
+    assert "JWT" not in out and "auth" not in out
+
+
 def test_3_3_pinning_teachmem_summaries_fails(capsys):
     first_day = lesson03.transcript(lesson03.load_scenario("project_30").turns[:lesson03.FIRST_DAY])
     assert not passes(lesson03.check_my_pins([lesson03.follow_up_rounds()[-1]]), capsys)       # far too long

@@ -12,7 +12,10 @@ import pytest
 
 from teachmem.core.clock import ManualClock
 from teachmem.lab.locomo import LONG_CONVERSATIONS, LocomoError, load_locomo
+from teachmem.lab.evaluate import evaluate
 from teachmem.lab.longterm import budget_recall, fed_recall, halves, session_time, tolerant_recall
+from teachmem.lessons import semantic as lesson
+from teachmem.lessons.common import OKABE_ITO
 from teachmem.memory.semantic import SCORINGS, SemanticMemoryStore, half_life_score
 
 START = datetime(2025, 1, 1, 9, 0)
@@ -89,11 +92,37 @@ def test_an_old_memory_that_matches_beats_a_new_one_that_does_not():
     clock.advance(days=300)
     store.store("the weather in London was grey again today")
     assert store.explain("what does my sister do", 1)[0]["row"] == 0
-    product = SemanticMemoryStore(clock=ManualClock(START))
+    product = SemanticMemoryStore(clock=ManualClock(START), scoring="product")
     product.store("my sister Efua is a nurse in London")
     product.clock.advance(days=300)
     product.store("the weather in London was grey again today")
     assert product.explain("what does my sister do", 1)[0]["row"] == 1    # what the daily product does
+
+
+def test_the_default_store_keeps_an_old_memory_findable_and_the_product_stays_an_option():
+    clock = ManualClock(START)
+    store = SemanticMemoryStore(clock=clock)
+    assert store.scoring == "half_life" and "product" in SCORINGS
+    store.store("my sister Efua is a nurse in London")
+    clock.advance(days=300)
+    store.store("the weather in London was grey again today")
+    assert store.explain("what does my sister do", 1)[0]["row"] == 0
+
+
+def test_over_months_of_sessions_the_default_answers_what_the_product_cannot():
+    board = evaluate({s: (lambda s=s: SemanticMemoryStore(scoring=s)) for s in ("product", "half_life")},
+                     ["renovation_year"], progress=False)
+    assert board.metrics("half_life")["probe_accuracy"] == 1.0
+    assert board.metrics("product")["probe_accuracy"] == 0.0
+
+
+def test_the_lesson_measures_early_evidence_and_plots_it(conversations):
+    reports = lesson.early_recall(conversations, ks=(1, 10))
+    assert reports["product"].recall("strict@10") == 0.0 and reports["half_life"].recall("strict@10") >= 0.85
+    fig = lesson.plot_early_recall(reports)
+    ax = fig.axes[0]
+    assert fig.get_size_inches()[0] * fig.dpi <= 1100 and ax.get_legend() is not None
+    assert [line.get_color() for line in ax.lines] == list(OKABE_ITO[:2])
 
 
 def test_session_time_reads_locomo_dates_and_names_a_bad_one():

@@ -16,6 +16,7 @@ import pytest
 from teachmem.llm import (AuthenticationError, LLMError, LLMTimeoutError, MalformedResponseError,
                           OpenAICompatibleLLM, extract_triples, summarize)
 from teachmem.core.tokens import estimate_tokens
+from teachmem.memory.agent import MemoryAgent, tool_schemas
 
 KEY = "sk-test-DoNotLeak-4f9a8b7c6d5e"
 MESSAGES = [{"role": "user", "content": "Say hello"}]
@@ -358,3 +359,54 @@ def test_bad_messages_never_reach_the_server(server):
     with pytest.raises(ValueError, match="role"):
         llm.complete([{"role": "bot", "content": "hi"}])
     assert server.requests == []
+
+
+# --- tool calling (the memory agent's loop) ---------------------------------------
+
+def tool_completion(calls, content=None):
+    body = completion(content)
+    body["choices"][0]["message"]["tool_calls"] = calls
+    body["choices"][0]["finish_reason"] = "tool_calls"
+    return body
+
+
+def test_tool_calling_sends_the_schemas_and_reads_the_calls(server):
+    calls = [{"id": "call_1", "type": "function",
+              "function": {"name": "core_memory_append", "arguments": '{"label": "human", "content": "name: Ada"}'}}]
+    server.script = [answer(payload=tool_completion(calls))]
+    history = MESSAGES + [{"role": "assistant", "content": "", "tool_calls": calls},
+                          {"role": "tool", "tool_call_id": "call_1", "content": "OK"}]
+    reply = make(server).complete_with_tools(history, tool_schemas())
+    assert reply == {"role": "assistant", "content": "", "tool_calls": calls}
+    body = server.requests[0]["body"]
+    assert body["tools"] == tool_schemas() and body["tool_choice"] == "auto"
+    assert body["messages"] == history       # the earlier calls and their results go back as sent
+
+
+def test_tool_calling_without_calls_returns_the_text(server):
+    server.script = [answer(payload=completion("All saved."))]
+    reply = make(server).complete_with_tools(MESSAGES, [{"type": "function", "function": {"name": "f"}}])
+    assert reply == {"role": "assistant", "content": "All saved.", "tool_calls": []}
+
+
+@pytest.mark.parametrize("calls", [
+    [{"id": "c", "type": "function", "function": {"name": "f", "arguments": "not json"}}],
+    [{"id": "c", "type": "function", "function": {"name": "f", "arguments": "[1, 2]"}}],
+    [{"id": "c", "type": "function", "function": {"arguments": "{}"}}],
+    ["core_memory_append"],
+    {"not": "a list"},
+])
+def test_malformed_tool_calls_are_a_clear_error(server, calls):
+    server.script = [answer(payload=tool_completion(calls))]
+    with pytest.raises(MalformedResponseError, match="tool_calls"):
+        make(server).complete_with_tools(MESSAGES, [{"type": "function", "function": {"name": "f"}}])
+
+
+def test_the_memory_agent_runs_on_a_real_endpoint(server):
+    calls = [{"id": "call_1", "type": "function",
+              "function": {"name": "core_memory_append", "arguments": '{"label": "human", "content": "name: Ada"}'}}]
+    server.script = [answer(payload=tool_completion(calls)), answer(payload=completion("Hello Ada!"))]
+    agent = MemoryAgent(make(server))
+    step = agent.step("Hi, I'm Ada.")
+    assert agent.core["human"] == "name: Ada" and step["reply"] == "Hello Ada!"
+    assert [m["role"] for m in server.requests[1]["body"]["messages"]][-2:] == ["assistant", "tool"]

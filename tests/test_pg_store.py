@@ -116,7 +116,7 @@ def outcome(store, step, labels):
 
 
 def test_the_same_script_gives_the_same_results_on_both_stores(pg_dsn, user):
-    numpy_store = SemanticMemoryStore(lexical_weight=0.0, reply_weight=0.0, context_top_k=2)
+    numpy_store = SemanticMemoryStore(lexical_weight=0.0, reply_weight=0.0, context_top_k=2, scoring="product")
     with PgMemoryStore(pg_dsn, user_id=user, context_top_k=2) as pg_store:
         assert isinstance(pg_store, Memory) and pg_store.kind == numpy_store.kind
         for number, step in enumerate(SCRIPT):
@@ -184,7 +184,7 @@ def questions() -> list[str]:
 def both(pg_dsn):
     """The same memories in numpy and in PostgreSQL, under the same ranking settings."""
     clock = ManualClock(EPOCH + timedelta(days=100))
-    numpy_store = SemanticMemoryStore(lexical_weight=0.0, reply_weight=0.0, clock=clock)
+    numpy_store = SemanticMemoryStore(lexical_weight=0.0, reply_weight=0.0, clock=clock, scoring="product")
     pg_store = PgMemoryStore(pg_dsn, user_id=f"same-answers-{RUN}", clock=clock)
     for store in (numpy_store, pg_store):
         for text, importance, day in conversation():

@@ -139,6 +139,17 @@ def test_what_each_new_scenario_is_for():
     assert "vector store" in rag.questions[0].text and rag.questions[0].needs == ("store_chromadb",)
 
 
+def test_the_renovation_year_spans_months_and_asks_at_the_end_about_the_first_sessions():
+    year = load_scenario("renovation_year")
+    days = sorted({t.day for t in year.turns})
+    assert len(days) == 6 and days[-1] - days[0] >= 240
+    assert year.timestamp(len(year)) - year.timestamp(1) > __import__("datetime").timedelta(days=240)
+    for q in year.questions:
+        assert year.turns[q.turn - 1].day == days[-1]
+        assert any(year.turns[year.fact(f).stated_turn - 1].day == days[0] for f in q.needs)
+    assert year.questions[-1].avoid == ("budget_60000",)         # replaced in the fourth session
+
+
 def test_optional_fields_default_for_older_files(scenario):
     assert not any(f.deleted for f in scenario.facts)
     assert all(q.avoid == () for q in scenario.questions)

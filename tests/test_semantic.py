@@ -22,8 +22,8 @@ DANA_TURNS = ["Hi! My name is Dana and I live in Lisbon.", "I prefer window seat
             "By the way my favorite color is blue.", "I work at Helios and my budget is 2000 dollars."]
 
 
-def pytest_postgres_store(pytest_importance=0.8, postgres_importance=0.9):
-    store = SemanticMemoryStore()
+def pytest_postgres_store(pytest_importance=0.8, postgres_importance=0.9, scoring="product"):
+    store = SemanticMemoryStore(scoring=scoring)
     store.store(PYTEST, memory_type="preference", importance=pytest_importance, timestamp=DAY1)
     store.store(POSTGRES, memory_type="decision", importance=postgres_importance, timestamp=DAY1)
     return store
@@ -119,7 +119,7 @@ def test_filters_on_user_id_memory_type_and_lists():
 
 
 def test_decay_counts_whole_days_and_treats_future_as_new():
-    store = SemanticMemoryStore(decay_rate=0.9)
+    store = SemanticMemoryStore(decay_rate=0.9, scoring="product")
     store.store("met the new manager", importance=1.0, timestamp=DAY1)
     for delta, days in [(timedelta(hours=23), 0), (timedelta(days=10, hours=5), 10), (timedelta(days=20), 20),
                         (timedelta(days=-3), 0)]:

@@ -104,8 +104,9 @@ import PIL.Image  # noqa: E402
 
 from teachmem.lab.replay import comparison_strategies, extractions, replay  # noqa: E402
 from teachmem.lessons.projector import (  # noqa: E402
-    DRAWING, FACT_STATES, ComparisonChart, ComparisonWidget, ExtractionWidget, checked_turn, comparison_html,
-    extraction_html, fact_state, marked_html, recalled_and_leaked, turn_caption, turn_from_query, whole_pixels)
+    BOX, DRAWING, FACT_STATES, ComparisonChart, ComparisonWidget, ExtractionWidget, checked_turn, comparison_html,
+    extraction_html, fact_state, id_words, marked_html, recalled_and_leaked, turn_caption, turn_from_query,
+    unmarked_words, whole_pixels)
 
 RESULTS = replay(PROJECT, comparison_strategies())
 CHART = ComparisonChart(RESULTS)
@@ -114,7 +115,7 @@ BAD_TURNS = [0, 31, -1, "3", 2.0, True, None]
 
 def _marked(page: str) -> list[str]:
     """The text inside each <mark>, numbers left out, unescaped."""
-    return [html_lib.unescape(re.sub(r"<sup>\d+</sup>", "", m)) for m in re.findall(r"<mark[^>]*>(.*?)</mark>", page)]
+    return [html_lib.unescape(re.sub(r"<sup[^>]*>\d+</sup>", "", m)) for m in re.findall(r"<mark[^>]*>(.*?)</mark>", page)]
 
 
 def _text(page: str) -> str:
@@ -210,14 +211,14 @@ def test_marked_html_highlights_exactly_the_words_each_span_points_at():
 
 def test_extraction_html_marks_each_span_in_the_message_with_its_event_beside_it():
     page = extraction_html(EXTRACTED, 17, PROJECT)
-    blocks = dict(zip(EXTRACTORS, re.split(r'<div style="grid-column:1/-1[^"]*"><b>\w+</b></div>', page)[1:],
+    blocks = dict(zip(EXTRACTORS, re.split(r'<div style="grid-column:1/-1[^"]*"><b>\w+</b>.*?</div>', page)[1:],
                       strict=True))
     assert _marked(blocks["entity"]) == ["MySQL"] and SAID[slice(*_span("MySQL"))] == "MySQL"
-    assert "UPDATE</b> <sup>1</sup> f2: Project.database: MySQL <i>(was: Project.database: PostgreSQL)</i>" in \
+    assert "UPDATE</b> <sup style=\"font-size:0.95em\">1</sup> f2: Project.database: MySQL <i>(was: Project.database: PostgreSQL)</i>" in \
         blocks["entity"]
     assert "DELETE</b> f3:" in blocks["entity"]                # no span, no number
     assert _marked(blocks["semantic"]) == [html_lib.unescape(html_lib.escape(SAID))]
-    assert _marked(blocks["buffer"]) == [] and "no words singled out" in blocks["buffer"]
+    assert _marked(blocks["buffer"]) == [] and "so no single words are highlighted" in blocks["buffer"]
     assert "NOOP</b> m17:" in blocks["summary"]
     assert extraction_html(EXTRACTED, 18, PROJECT).count("nothing: this write changed nothing") == 3
     assert "<mark" not in extraction_html(EXTRACTED, 17)      # without the scenario: the events only
@@ -283,3 +284,72 @@ def test_prerender_waits_for_a_drawing_elsewhere_to_finish():
         assert thread.is_alive() and chart.turns_drawn == []
     thread.join(timeout=300)
     assert chart.turns_drawn == list(range(1, len(PROJECT) + 1)) and chart.png(17) == CHART.png(17)
+
+
+# ---------------------------------------------------------------- read from the back of a room
+def test_every_text_of_the_chart_reads_at_12_pt_or_more():
+    from matplotlib.text import Text
+    CHART.png(17)
+    texts = [t for t in CHART.fig.findobj(Text) if t.get_visible() and t.get_text().strip()]
+    assert {"Tokens sent after each turn", "turn", "buffer", "held", "MySQL", "facts", "3/7, 2 leaked",
+            "recalled (true now)", "turns to come"} <= {t.get_text() for t in texts}
+    too_small = sorted({(t.get_text(), t.get_fontsize()) for t in texts if t.get_fontsize() < 12})
+    assert too_small == []
+    assert CHART.smallest_text_px() == 12 * 100 / 72 > 16      # 16.7 pixels of a PNG shown at its own width
+    assert min(ax.title.get_fontsize() for ax in CHART.fig.axes) == 13
+
+
+def test_the_turns_to_come_keep_their_strategys_colour_dotted_and_the_legend_says_so():
+    legend = CHART.ax_tokens.get_legend()
+    assert [t.get_text() for t in legend.get_texts()] == [*RESULTS.strategies, "this turn", "turns to come"]
+    for name, past, later in zip(RESULTS.strategies, CHART.lines, CHART.later, strict=True):
+        assert past.get_label() == name and later.get_color() == past.get_color()
+        assert past.get_linestyle() == "-" and later.get_linestyle() == ":"   
+        assert later.get_alpha() is None and later.get_linewidth() < past.get_linewidth()
+        assert list(later.get_ydata()) == RESULTS.tokens(name)       # the whole replay, behind the turns so far
+    assert len({line.get_color() for line in CHART.lines}) == len(RESULTS.strategies)
+
+
+def test_the_tables_text_is_at_least_16_css_pixels():
+    size = float(re.search(r"font-size:(\d+)px", BOX)[1])
+    assert size >= 16
+    for page in (turn_caption(RESULTS, 17), comparison_html(RESULTS, 17), extraction_html(EXTRACTED, 17, PROJECT)):
+        assert page.startswith(f'<div style="{BOX}')
+        inside = re.findall(r"font-size:([\d.]+)(px|em)", page[len(BOX):])        # nothing smaller inside
+        assert all((float(n) if unit == "px" else float(n) * size) >= 16 for n, unit in inside), inside
+    assert "<sup style" in extraction_html(EXTRACTED, 17, PROJECT)
+
+
+def test_ids_are_explained_in_plain_words():
+    assert id_words(["m29"]) == "m29 is message 29 of the conversation (messages count from m1)"
+    assert id_words(["s28"]).startswith("s28 is the semantic store's memory number 28: it counts from s0")
+    assert "not by turn" in id_words(["s28"]) and "not by turn" in id_words(["e3"])
+    both = id_words(["summary", "m26", "m25", "m9", "m26"])
+    assert both == "m9, m25, m26 are messages 9, 25, 26 of the conversation (messages count from m1); " \
+                   "summary is the running summary"
+    assert id_words(["e2", "e1"]).startswith("e1, e2 are the entity memory's fact numbers 1, 2: it counts from e1")
+    assert id_words(["f2", "x"]) == "" and id_words([]) == ""
+
+
+def test_the_message_and_its_ids_are_explained_where_turn_29_is_shown():
+    page = extraction_html(extractions(PROJECT), 29, PROJECT)
+    text = _text(page)
+    said = " ".join(PROJECT.turns[28].content.split())
+    assert said in text.split("buffer")[0]            # the message itself, once, above what each system did
+    assert "m29 is message 29 of the conversation" in text
+    assert "s28 is the semantic store's memory number 28: it counts from s0 as it stores, not by turn" in text
+    assert "no words singled out" not in text
+    entity = text.split("entity")[1].split("semantic")[0]
+    assert "This write kept nothing new from this message, so no words are highlighted." in entity
+    assert 'background:#e8f1f8' in page and "color:#6b6b6b\">no words" not in page     # information, not a failure
+
+
+def test_why_no_words_are_highlighted_says_what_the_write_did():
+    said = PROJECT.turns[16].content
+    whole = [Change("ADD", "m17", f"user: {' '.join(said.split())}")]
+    assert unmarked_words(whole, said) == "This write keeps the whole message as it is, so no single words are highlighted."
+    assert unmarked_words([], said) == unmarked_words([Change("NOOP", "m17", "x")], said) == \
+        "This write kept nothing new from this message, so no words are highlighted."
+    assert unmarked_words([Change("UPDATE", "summary", "a new summary")], said) == \
+        "This write does not say which words its changes came from, so none are highlighted."
+    assert "no scenario" in _text(extraction_html(EXTRACTED, 17))

@@ -2,10 +2,11 @@ import random
 
 import pytest
 
-from teachmem import SlidingWindowMemory, fact_in_text
+from teachmem import SlidingWindowMemory, fact_in_text, load_scenario
 from teachmem.llm import importance_rules as importance
-from teachmem.llm.importance import importance_cues
+from teachmem.llm.importance import importance_cues, importance_evidence
 from teachmem.lab.replay import feed, window_membership
+from teachmem.lessons.window import window_view
 
 
 def test_seed_example_runs_unchanged():
@@ -126,3 +127,28 @@ def test_a_message_leaving_the_window_is_a_delete():
     assert window.window_turns() == [2, 4, 5]            # the decision stays pinned
     left = {c.id for changes in events for c in changes if c.event == "DELETE"}
     assert left == {m.id for i, m in enumerate(window.all_messages) if i not in window.window_indices()}
+
+
+def test_importance_evidence_names_the_words_behind_each_cue():
+    """Notebook 02 shows why a message scored what it did: the words that fired each cue, same cues as the score."""
+    text = "We'll use Redis because it is fast. The backend is FastAPI."
+    evidence = importance_evidence(text)
+    assert evidence == {"decides or prefers": ["We'll", "use"], "names something": ["Redis", "FastAPI"],
+                        "gives a reason": ["because"]}
+    assert list(evidence) == list(importance_cues(text))
+    assert importance_evidence("ok sounds good") == {} == importance_cues("Does that change anything?")
+    assert importance_evidence("Hi, I'm Maya.")["states a fact"] == ["Maya"]     # a fact the rules found: its value
+    assert importance_evidence("Launch on 2026-03-31, hosting at $20.")["has a number"] == ["2026-03-31", "$20"]
+
+
+def test_the_window_view_marks_a_stale_fact_apart_from_a_held_one():
+    """PostgreSQL (turn 3) was replaced on turn 17: holding it is no success, so it gets ⚠, not ✓."""
+    scenario = load_scenario("project_30")
+    pinned = window_view(scenario, recent_k=6, important_k=5, turn=29).splitlines()
+    plain = window_view(scenario, recent_k=6, important_k=0, turn=29).splitlines()
+    postgres = [line for line in pinned + plain if " PostgreSQL (" in line]
+    assert [line[0] for line in postgres] == ["⚠", "·"] and all("stale" in line for line in postgres)
+    assert next(line for line in pinned if " MySQL (" in line).startswith("✓")
+    assert next(line for line in pinned if " PostgreSQL (" in line).startswith("⚠")
+    assert next(line for line in window_view(scenario, 6, 5, turn=10).splitlines()
+                if " PostgreSQL (" in line).startswith("✓")                          # not yet replaced

@@ -35,3 +35,8 @@ def fact_key(fact):
     if verb in ("prefers", "likes"):
         return f"{verb} {fold_plural(words[-1])}"
     return verb
+
+
+# Section 4, predict then run: the answer keeps 0.95 of its score a day and starts 0.753 against the rival's
+# 0.118, so it is buried once 0.95 ** age < 0.118 / 0.753: log(0.118 / 0.753) / log(0.95) = 36.2, day 37.
+burial_prediction = 37

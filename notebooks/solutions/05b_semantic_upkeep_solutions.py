@@ -1,6 +1,10 @@
 """Worked solutions for notebooks/05b_semantic_upkeep.ipynb."""
 import math
 
+# Section 2, predict then run: recalled on day 2, the appointment restarted its clock and doubled its
+# strength (exp(-3 / 2) = 0.223 left); the flossing advice was never recalled (exp(-5) = 0.007 left).
+first_prediction = "appointment"
+
 
 def forgetting_curve(t, S):
     """Exercise 5.3: retention after ``t`` days for a memory of strength ``S``.

@@ -22,6 +22,7 @@ from typing import Any, Iterable, TypeVar
 import numpy as np
 
 from teachmem.core.validate import require_text
+from teachmem.memory.agent import MemoryAgent
 from teachmem.memory.buffer import ConversationBuffer
 from teachmem.memory.entity import EntityMemory
 from teachmem.memory.hybrid import HybridMemoryManager
@@ -42,7 +43,7 @@ _PLACEHOLDER = "$vector"
 _STRATEGIES: dict[str, type] = {
     "buffer": ConversationBuffer, "window": SlidingWindowMemory, "token_window": TokenBudgetWindow,
     "summary": SummaryMemory, "entity": EntityMemory, "semantic": SemanticMemoryStore,
-    "hybrid": HybridMemoryManager,
+    "hybrid": HybridMemoryManager, "agent": MemoryAgent,
 }
 # Files saved before strategies had a ``kind`` hold the class name instead.
 _LEGACY_NAMES = {"ConversationBuffer": "buffer", "SlidingWindowMemory": "window",

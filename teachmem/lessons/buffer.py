@@ -13,8 +13,8 @@ from matplotlib.figure import Figure
 from matplotlib.ticker import StrMethodFormatter
 
 from teachmem.lab.scenarios import load_scenario
-from teachmem.lessons.common import (OKABE_ITO, answer_checker, checker, differs, explore as explore, figure,
-                                     first_problem, forbidding)
+from teachmem.lessons.common import (OKABE_ITO, after_prediction as after_prediction, answer_checker, checker,
+                                     differs, explore as explore, figure, first_problem, forbidding)
 from teachmem.memory.buffer import ConversationBuffer
 
 # turn_tokens -> the tokens of each request, worked out by hand: request i resends turns 1..i.

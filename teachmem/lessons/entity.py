@@ -13,8 +13,8 @@ from matplotlib.patches import Patch
 from teachmem.core.validate import require_positive_int
 from teachmem.core.words import shared_words
 from teachmem.lab.scenarios import Scenario, fact_in_text, load_scenario
-from teachmem.lessons.common import (OKABE_ITO, CheckResult, checker, explore as explore,
-                                     fact_label, figure, answer_checker, mark, report, short)
+from teachmem.lessons.common import (OKABE_ITO, CheckResult, after_prediction as after_prediction, answer_checker,
+                                     checker, explore as explore, fact_label, figure, mark, report, short)
 from teachmem.llm import rule_triples
 from teachmem.memory.entity import EntityMemory
 

@@ -15,8 +15,9 @@ from matplotlib.patches import Patch
 from teachmem.lab.evaluate import METRICS, Scoreboard, default_strategies, evaluate
 from teachmem.lab.replay import replay
 from teachmem.lab.scenarios import Fact, Question, Scenario, Turn, load_scenario
-from teachmem.lessons.common import (OKABE_ITO, answer_checker, checker, differs, explore as explore, figure,
-                                     first_problem, mark, prediction_problem, short)
+from teachmem.lessons.common import (OKABE_ITO, after_prediction as after_prediction, answer_checker, checker,
+                                     differs, explore as explore, figure, first_problem, mark, prediction_problem,
+                                     short)
 
 
 # ---------------------------------------------------------------- exercise 8.1: a prediction

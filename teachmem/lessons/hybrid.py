@@ -11,7 +11,8 @@ from matplotlib.figure import Figure
 
 from teachmem.lab.replay import context_text, feed
 from teachmem.lab.scenarios import Scenario, fact_in_text, load_scenario
-from teachmem.lessons.common import OKABE_ITO, answer_checker, explore as explore, figure, mark, short
+from teachmem.lessons.common import (OKABE_ITO, after_prediction as after_prediction, answer_checker,
+                                     explore as explore, figure, mark, short)
 from teachmem.memory.hybrid import HybridMemoryManager, PromptTrace
 
 #: The budget of notebook 06's caps demo and exercises: there the fact cap leaves the MySQL fact out.

@@ -10,7 +10,8 @@ from collections.abc import Callable
 from pathlib import Path
 
 from teachmem.lab.store import MemoryDB
-from teachmem.lessons.common import answer_checker, checker, prediction_problem
+from teachmem.lessons.common import (after_prediction as after_prediction, answer_checker, checker,
+                                     prediction_problem)
 from teachmem.memory.buffer import ConversationBuffer
 
 

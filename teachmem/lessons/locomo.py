@@ -11,7 +11,8 @@ from collections.abc import Callable
 from matplotlib.figure import Figure
 
 from teachmem.lab.locomo import LOCOMO_SAMPLE, RecallReport, evidence_recall, load_locomo
-from teachmem.lessons.common import OKABE_ITO, answer_checker, figure, prediction_problem
+from teachmem.lessons.common import (OKABE_ITO, after_prediction as after_prediction, answer_checker, figure,
+                                     prediction_problem)
 
 
 def plot_recall_at_k(report: RecallReport) -> Figure:

@@ -20,8 +20,9 @@ from teachmem.lab.scenarios import Scenario, load_scenario
 from teachmem.memory.buffer import ConversationBuffer
 from teachmem.memory.hybrid import HybridMemoryManager
 from teachmem.memory.summary import SummaryMemory
-from teachmem.lessons.common import (OKABE_ITO, answer_checker, checker, differs, explore as explore, figure,
-                                     first_problem, mark, prediction_problem, short)
+from teachmem.lessons.common import (OKABE_ITO, after_prediction as after_prediction, answer_checker, checker,
+                                     differs, explore as explore, figure, first_problem, mark, prediction_problem,
+                                     short)
 
 # ---------------------------------------------------------------- exercise 9.1: a prediction
 def assistant_until(scenario: Scenario, turn: int) -> SimpleNamespace:

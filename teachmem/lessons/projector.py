@@ -3,19 +3,18 @@
 ``ComparisonChart`` draws a replay at any turn on one figure and redraws it
 by moving its artists: the tokens each strategy sends, turn by turn, with the
 turn marked; which facts each strategy still holds; how many facts it recalls
-and leaks. ``turn_caption``, ``comparison_html`` and ``extraction_html`` are
-the text parts, as HTML that wraps at words. ``ComparisonWidget`` and
-``ExtractionWidget`` put a slider above them; their callbacks only call these
-views. ``make app`` serves them on notebooks/app/compare_live.ipynb, a page
+and leaks. ``turn_caption``, ``comparison_html`` and ``extraction_html``
+(from ``teachmem.lessons.highlights``) are the text parts, as HTML that wraps
+at words. ``ComparisonWidget`` and ``ExtractionWidget`` put a slider above
+them; their callbacks only call these views. Chart and text are sized to be
+read on a projected 1280×720 screen: 12 pt and more. ``make app`` serves them on notebooks/app/compare_live.ipynb, a page
 made for projecting.
 
 Taught in notebooks/07_compare_strategies.ipynb.
 """
 from __future__ import annotations
 
-import html
 import io
-import itertools
 import threading
 from collections.abc import Mapping, Sequence
 from typing import Any
@@ -27,12 +26,16 @@ import PIL.Image
 from matplotlib.axes import Axes
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
+from matplotlib.text import Text
 
 from teachmem.core.change import Change
 from teachmem.lab.replay import Replay
 from teachmem.lab.scenarios import Fact, Scenario
 from teachmem.lessons.common import OKABE_ITO, short
 from teachmem.lessons.compare import change_words, comparison_rows, extraction_row, question_needs
+from teachmem.lessons.highlights import BOX, escaped, extraction_html
+from teachmem.lessons.highlights import id_words as id_words, marked_html as marked_html
+from teachmem.lessons.highlights import unmarked_words as unmarked_words
 
 # What a strategy's context does with a fact after a turn, and how the chart draws it.
 FACT_STATES: dict[str, dict[str, Any]] = {
@@ -46,6 +49,10 @@ NO_POINTS = np.empty((0, 2))
 # Matplotlib is not thread-safe: every chart draws under this one lock (figures share font objects and caches),
 # so ``prerender``'s thread and a widget's callback never draw at the same time, on one chart or on two.
 DRAWING = threading.Lock()
+# Chart text sizes, in points: at the chart's 100 dpi, shown at its own width, 12 pt is 16.7 CSS pixels,
+# what a projected screen needs to be read from the back of a room.
+TEXT_PT, TITLE_PT = 12, 13
+LATER = ":"        # the line style of the turns still to come: dotted
 
 
 def whole_pixels(bounds: tuple[float, float, float, float], width: float, height: float) -> tuple[float, float, float, float]:
@@ -85,16 +92,20 @@ class ComparisonChart:
     Only the artists that depend on the turn move, and the layout is worked out
     once, so a redraw costs one render. The picture of a turn does not depend on
     the turns drawn before it. ``ComparisonWidget`` shows it in notebook 07 and on the `make app` page.
+    Made to be projected: every text is at least ``TEXT_PT`` points, and each strategy's turns still to come
+    are dotted in its own colour, so its legend entry names both.
     """
 
     def __init__(self, replay: Replay, width: float = 11, height: float = 4.3):
         self.replay, self.names = replay, replay.strategies
         self.fig = Figure(figsize=(width, height), dpi=100, layout="constrained")
         self.canvas = FigureCanvasAgg(self.fig)
-        ax_tokens, ax_facts, ax_recall = self.fig.subplots(1, 3, width_ratios=[1.45, 1, 0.95])
+        ax_tokens, ax_facts, ax_recall = self.fig.subplots(1, 3, width_ratios=[1.5, 0.9, 0.85])
         self._tokens_panel(ax_tokens)
         self._facts_panel(ax_facts)
         self._recall_panel(ax_recall)
+        for ax in self.fig.axes:
+            ax.tick_params(labelsize=TEXT_PT)
         self._pngs: dict[int, bytes] = {}
         self.moving = sorted([*self.lines, *self.dots, self.marker, *self.states.values(), *self.recalled,
                               *self.leaked, *self.counts], key=lambda artist: artist.get_zorder())
@@ -111,28 +122,32 @@ class ComparisonChart:
 
     def _tokens_panel(self, ax: Axes) -> None:
         turns = np.arange(1, len(self.replay.scenario) + 1)
-        self.ax_tokens, self.lines, self.dots = ax, [], []
+        self.ax_tokens, self.lines, self.dots, self.later = ax, [], [], []
         for i, name in enumerate(self.names):
-            colour = OKABE_ITO[i % len(OKABE_ITO)]
-            ax.plot(turns, self.replay.tokens(name), color=colour, lw=1, alpha=0.3)
-            self.lines.append(ax.plot([], [], color=colour, lw=2.2, label=name)[0])
-            self.dots.append(ax.plot([], [], "o", color=colour, ms=6)[0])
-        self.marker = ax.axvline(1, color="0.35", ls="--", lw=1)
+            colour = OKABE_ITO[i % len(OKABE_ITO)]     # the turns still to come: the same colour, dotted and thin
+            self.later.append(ax.plot(turns, self.replay.tokens(name), color=colour, lw=1.6, ls=LATER)[0])
+            self.lines.append(ax.plot([], [], color=colour, lw=2.6, label=name)[0])
+            self.dots.append(ax.plot([], [], "o", color=colour, ms=7)[0])
+        self.marker = ax.axvline(1, color="0.3", lw=1.6, label="this turn")
+        ax.plot([], [], color="0.3", lw=1.6, ls=LATER, label="turns to come")     # a key for the dotted lines
         top = max(max(self.replay.tokens(n)) for n in self.names)
-        ax.set(xlim=(0.5, len(turns) + 0.5), ylim=(0, top * 1.08), xlabel="turn", ylabel="tokens in the context")
-        ax.set_title("Tokens sent after each turn (the dashed line: this turn)", fontsize=10)
-        ax.legend(loc="upper left", fontsize=8.5)
+        ax.set(xlim=(0.5, len(turns) + 0.5), ylim=(0, top * 1.12))
+        ax.set_xlabel("turn", fontsize=TEXT_PT)
+        ax.set_ylabel("tokens in the context", fontsize=TEXT_PT)
+        ax.set_title("Tokens sent after each turn", fontsize=TITLE_PT)
+        ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.2), ncols=3, fontsize=TEXT_PT, frameon=False,
+                  handlelength=1.6, handletextpad=0.4, columnspacing=0.9, labelspacing=0.2)
 
     def _facts_panel(self, ax: Axes) -> None:
         facts = self.replay.scenario.facts
         self.ax_facts = ax
         self.states = {state: ax.scatter([], [], label=state, **style) for state, style in FACT_STATES.items()}
-        ax.set_xticks(range(len(self.names)), self.names, rotation=35, ha="right", fontsize=8.5)
-        ax.set_yticks(range(len(facts)), [short(f.value, 18) for f in facts], fontsize=8)
+        ax.set_xticks(range(len(self.names)), self.names, rotation=50, ha="right", rotation_mode="anchor")
+        ax.set_yticks(range(len(facts)), [short(f.value, 16) for f in facts])
         ax.set(xlim=(-0.6, len(self.names) - 0.4), ylim=(len(facts) - 0.5, -0.5))
-        ax.set_title("What each strategy holds now", fontsize=10)
-        ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.2), ncols=3, fontsize=8, frameon=False,
-                  handletextpad=0.2, columnspacing=0.8)
+        ax.set_title("What each strategy holds now", fontsize=TITLE_PT)
+        ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.3), ncols=2, fontsize=TEXT_PT, frameon=False,
+                  handletextpad=0.1, columnspacing=0.8, labelspacing=0.2)
 
     def _recall_panel(self, ax: Axes) -> None:
         rows = np.arange(len(self.names))
@@ -140,11 +155,13 @@ class ComparisonChart:
         self.recalled = ax.barh(rows - 0.19, np.zeros(len(rows)), 0.36, color="#0072B2", label="recalled (true now)")
         self.leaked = ax.barh(rows + 0.19, np.zeros(len(rows)), 0.36, color="#D55E00",
                               label="leaked (replaced, sent as true)")
-        self.counts = [ax.text(0, float(y), "", va="center", fontsize=8) for y in rows]
-        ax.set_yticks(rows, self.names, fontsize=8.5)
-        ax.set(xlim=(0, len(self.replay.scenario.facts) + 1.5), ylim=(len(rows) - 0.5, -0.5), xlabel="facts")
-        ax.set_title("Facts recalled and leaked now", fontsize=10)
-        ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.2), ncols=1, fontsize=8, frameon=False)
+        self.counts = [ax.text(0, float(y), "", va="center", fontsize=TEXT_PT) for y in rows]
+        ax.set_yticks(rows, self.names)
+        ax.set(xlim=(0, len(self.replay.scenario.facts) + 3.5), ylim=(len(rows) - 0.5, -0.5))
+        ax.set_xlabel("facts", fontsize=TEXT_PT)
+        ax.set_title("Facts recalled and leaked now", fontsize=TITLE_PT)
+        ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.2), ncols=1, fontsize=TEXT_PT, frameon=False,
+                  labelspacing=0.2)
 
     def draw(self, turn: int) -> None:
         """Move every artist to ``turn``."""
@@ -190,6 +207,11 @@ class ComparisonChart:
                 self._pngs[turn] = buffer.getvalue()
             return self._pngs[turn]
 
+    def smallest_text_px(self) -> float:
+        """The height, in pixels of the PNG, of the smallest text the chart shows (its font size at its dpi)."""
+        texts = [t for t in self.fig.findobj(Text) if t.get_visible() and t.get_text().strip()]
+        return min(float(t.get_fontsize()) for t in texts) * self.fig.dpi / 72
+
     @property
     def turns_drawn(self) -> list[int]:
         """The turns whose picture is kept, in order."""
@@ -204,30 +226,24 @@ class ComparisonChart:
 
 
 # ---------------------------------------------------------------- text as HTML, wrapping at words
-BOX = "font-size:15px;line-height:1.45;max-width:1100px;overflow-wrap:break-word;white-space:normal"
 CELL = "padding:4px 8px;border-bottom:1px solid #ddd;text-align:left;vertical-align:top"
-EVENT_COLOURS = {"ADD": "#009E73", "UPDATE": "#0072B2", "DELETE": "#D55E00", "NOOP": "#6b6b6b"}
-
-
-def _esc(text: object) -> str:
-    return html.escape(str(text))
 
 
 def turn_caption(replay: Replay, turn: int) -> str:
     """What was said on ``turn``, as a line or two of HTML above the chart."""
     said = replay.scenario.turns[checked_turn(replay, turn) - 1]
     return (f'<div style="{BOX};min-height:2.9em"><b>Turn {turn} of {len(replay.scenario)}</b> · '
-            f"<i>{_esc(said.role)}</i>: {_esc(' '.join(said.content.split()))}</div>")
+            f"<i>{escaped(said.role)}</i>: {escaped(' '.join(said.content.split()))}</div>")
 
 
 def _sent(context: Sequence[dict]) -> str:
     """What a context would send, shortened: each memory block, then how many messages and the last one."""
-    parts = [f"<div><i>{_esc(m['role'])}</i>: {_esc(short(m['content'], 220))}</div>"
+    parts = [f"<div><i>{escaped(m['role'])}</i>: {escaped(short(m['content'], 220))}</div>"
              for m in context if m["role"] == "system"]
     talk = [m for m in context if m["role"] != "system"]
     if talk:
         parts.append(f"<div>{len(talk)} message{'' if len(talk) == 1 else 's'}, the last: "
-                     f"<i>{_esc(talk[-1]['role'])}</i>: {_esc(short(talk[-1]['content'], 90))}</div>")
+                     f"<i>{escaped(talk[-1]['role'])}</i>: {escaped(short(talk[-1]['content'], 90))}</div>")
     return "".join(parts) or "nothing yet"
 
 
@@ -247,74 +263,12 @@ def comparison_html(replay: Replay, turn: int) -> str:
              "stale facts sent", "what it would send"]
     body = "".join(
         "<tr>" + "".join(f'<td style="{CELL}">{cell}</td>' for cell in (
-            f"<b>{_esc(r.strategy)}</b>", f"{r.tokens:,}", r.calls, _flag(r.knows), _flag(r.answers),
-            _esc(", ".join(r.stale) or "–"), _sent(r.context))) + "</tr>" for r in rows)
-    return (f'<div style="{BOX}"><p>The turn-{question.turn} question needs {_esc(question_needs(scenario))}. '
+            f"<b>{escaped(r.strategy)}</b>", f"{r.tokens:,}", r.calls, _flag(r.knows), _flag(r.answers),
+            escaped(", ".join(r.stale) or "–"), _sent(r.context))) + "</tr>" for r in rows)
+    return (f'<div style="{BOX}"><p>The turn-{question.turn} question needs {escaped(question_needs(scenario))}. '
             "– means it cannot be judged yet.</p>"
             '<table style="border-collapse:collapse;width:100%;table-layout:auto">'
-            "<tr>" + "".join(f'<th style="{CELL}">{_esc(h)}</th>' for h in heads) + f"</tr>{body}</table></div>")
-
-
-def marked_html(text: str, spans: Sequence[tuple[int, int]]) -> str:
-    """``text`` as HTML with the characters of each ``(start, end)`` span in a ``<mark>``, numbered 1, 2, …
-    after its last character (overlapping spans share their common part). A span outside the text is a ValueError.
-
-    >>> marked_html("use MySQL 8", [(4, 9)])
-    'use <mark style="background:#F0E442;padding:0 2px">MySQL<sup>1</sup></mark> 8'
-    """
-    for start, end in spans:
-        if not 0 <= start <= end <= len(text):
-            raise ValueError(f"span must lie within the message's {len(text)} characters, got {(start, end)}")
-    cuts = sorted({0, len(text), *(p for span in spans for p in span)})
-    out = [_numbers(spans, 0)]
-    for a, b in itertools.pairwise(cuts):
-        piece = _esc(text[a:b]) + _numbers(spans, b)
-        inside = any(start <= a and b <= end for start, end in spans)
-        out.append(f'<mark style="background:#F0E442;padding:0 2px">{piece}</mark>' if inside else piece)
-    return "".join(out)
-
-
-def _numbers(spans: Sequence[tuple[int, int]], at: int) -> str:
-    return "".join(f"<sup>{i}</sup>" for i, (start, end) in enumerate(spans, 1) if end == at)
-
-
-def _event_html(item: Change | str, number: int | None) -> str:
-    if not isinstance(item, Change):
-        return f"<li>{_esc(item)}</li>"
-    badge = (f'<b style="color:#fff;background:{EVENT_COLOURS.get(item.event, "#6b6b6b")};padding:0 4px;'
-             f'border-radius:3px">{_esc(item.event)}</b>')
-    was = f" <i>(was: {_esc(item.previous)})</i>" if item.previous is not None else ""
-    why = f" · {_esc(item.reason)}" if item.reason else ""
-    words = f" <sup>{number}</sup>" if number is not None else ""
-    return f"<li>{badge}{words} {_esc(item.id)}: {_esc(item.text)}{was}{why}</li>"
-
-
-def _extractor_html(name: str, items: Sequence[Change | str], message: str | None) -> str:
-    changes = [c for c in items if isinstance(c, Change) and c.span is not None]
-    spans = [c.span for c in changes if c.span is not None]
-    numbers = {id(c): i for i, c in enumerate(changes, 1)}
-    marked = (marked_html(message, spans) if spans and message is not None
-              else '<span style="color:#6b6b6b">no words singled out</span>')
-    events = "".join(_event_html(item, numbers.get(id(item))) for item in items) or \
-        "<li>nothing: this write changed nothing</li>"
-    return (f'<div style="grid-column:1/-1;border-top:1px solid #ccc;padding-top:4px"><b>{_esc(name)}</b></div>'
-            f'<div>{marked}</div><ul style="margin:0;padding-left:1.2em">{events}</ul>')
-
-
-def extraction_html(extracted: Mapping[int, Mapping[str, Sequence[Change | str]]], turn: int,
-                    scenario: Scenario | None = None) -> str:
-    """What each system did with the message of ``turn``, as HTML: the message with the words each Change's
-    ``span`` points at highlighted (numbered), and the write's events beside it, numbered alike.
-
-    The same records as ``teachmem.lessons.compare.extraction_view``; ``ExtractionWidget`` shows it.
-    """
-    rows = extraction_row(extracted, turn)
-    message = scenario.turns[turn - 1].content if scenario is not None else None
-    said = f" ({_esc(scenario.turns[turn - 1].role)})" if scenario is not None else ""
-    cells = "".join(_extractor_html(name, items, message) for name, items in rows)
-    return (f'<div style="{BOX}"><p><b>The message of turn {turn}</b>{said}, and what each system\'s write of it '
-            "changed</p><div style=\"display:grid;grid-template-columns:minmax(0,1fr) minmax(0,1fr);gap:4px 20px\">"
-            f"{cells}</div></div>")
+            "<tr>" + "".join(f'<th style="{CELL}">{escaped(h)}</th>' for h in heads) + f"</tr>{body}</table></div>")
 
 
 # ---------------------------------------------------------------- widgets

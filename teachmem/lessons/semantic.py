@@ -5,6 +5,7 @@ Taught in notebooks/05_semantic_memory.ipynb.
 from __future__ import annotations
 
 from collections.abc import Callable
+from functools import partial
 from datetime import datetime, timedelta
 
 import matplotlib.pyplot as plt
@@ -13,7 +14,10 @@ from matplotlib.figure import Figure
 
 from teachmem.core.validate import require_int_at_least, require_text
 from teachmem.lab.scenarios import Scenario
-from teachmem.lessons.common import OKABE_ITO, checker, explore as explore, figure, reveal as reveal, short
+from teachmem.lab.locomo import LocomoConversation
+from teachmem.lab.longterm import FedReport, fed_recall
+from teachmem.lessons.common import (OKABE_ITO, after_prediction as after_prediction, answer_checker, checker,
+                                     explore as explore, figure, short)
 from teachmem.llm import importance_rules
 from teachmem.memory.semantic import SemanticMemoryStore
 
@@ -95,14 +99,17 @@ SECOND_SESSION = (
 )
 
 
-def semantic_demo_store(scenario: Scenario, days_between: int = 21, reply_weight: float = 0.0) -> SemanticMemoryStore:
+def semantic_demo_store(scenario: Scenario, days_between: int = 21, reply_weight: float = 0.0,
+                        scoring: str = "product") -> SemanticMemoryStore:
     """Every turn of ``scenario`` and, ``days_between`` days after its last turn, ``SECOND_SESSION``:
-    each stored as "role: content" with the offline importance heuristic. Replies inherit no relevance
-    unless ``reply_weight`` says so (notebook 05b).
+    each stored as "role: content" with the offline importance heuristic, ranked by the product score of
+    section 3 unless ``scoring`` says otherwise. Replies inherit no relevance unless ``reply_weight`` says
+    so (notebook 05b).
 
     Taught in notebooks/05_semantic_memory.ipynb.
     """
-    store, last = SemanticMemoryStore(reply_weight=reply_weight), scenario.timestamp(len(scenario))
+    store = SemanticMemoryStore(reply_weight=reply_weight, scoring=scoring)
+    last = scenario.timestamp(len(scenario))
     sessions = [[(t.role, t.content, scenario.timestamp(t.turn)) for t in scenario.turns],
                 [(role, content, last + timedelta(days=days_between, minutes=i + 1))
                  for i, (role, content) in enumerate(SECOND_SESSION)]]
@@ -134,13 +141,22 @@ def semantic_view(store: SemanticMemoryStore, query: str, days_later: int, top_k
 
 
 # ---------------------------------------------------------------- decay, on its own
+# Section 4's example: (text, importance, days old), the question, and when it is asked.
+WIFI_MEMORIES = (("The wifi password is taped to the fridge door", 0.9, 60),
+                 ("The wifi in the meeting room keeps dropping", 0.4, 3),
+                 ("The router was moved to the hallway", 0.5, 20),
+                 ("Booked the flights to Porto", 0.5, 1))
+WIFI_QUESTION, WIFI_NOW = "What is the wifi password?", datetime(2026, 3, 1)
+
+
 def store_with_ages(memories, now: datetime, **options) -> SemanticMemoryStore:
     """A store holding ``memories`` (``(text, importance, days old)``), each stored that many days before
-    ``now``, independent of each other (``reply_weight=0`` unless ``options`` say otherwise).
+    ``now``, independent of each other, ranked by the product score (``reply_weight=0``,
+    ``scoring="product"`` unless ``options`` say otherwise).
 
     Taught in notebooks/05_semantic_memory.ipynb.
     """
-    store = SemanticMemoryStore(**{"reply_weight": 0.0, **options})
+    store = SemanticMemoryStore(**{"reply_weight": 0.0, "scoring": "product", **options})
     for text, importance, days_old in memories:
         store.store(text, importance=importance, timestamp=now - timedelta(days=days_old))
     return store
@@ -169,6 +185,52 @@ def burial_day(memories, question: str, now: datetime, decay_rate: float = 0.95,
     ages, scores, rival = answer_by_age(memories, question, now, days, decay_rate)
     buried = np.flatnonzero(scores < rival)
     return int(ages[buried[0]]) if buried.size else None
+
+
+@answer_checker("burial_prediction")
+def check_burial_prediction(burial_prediction: int) -> str | None:
+    """Section 4: from which age, in whole days, is the wifi answer no longer first? (within 3 days)"""
+    if isinstance(burial_prediction, bool) or not isinstance(burial_prediction, int):
+        raise TypeError(f"write your prediction by hand as a whole number of days, like 20, "
+                        f"got {type(burial_prediction).__name__}")
+    day = burial_day(WIFI_MEMORIES, WIFI_QUESTION, WIFI_NOW)
+    if day is not None and abs(burial_prediction - day) <= 3:
+        print(f"Right (within 3 days counts): the answer is buried from day {day}.")
+        return None
+    return (f"you predicted {burial_prediction} days; the answer is buried from day {day}. Each day multiplies "
+            "its score by 0.95, so it takes log(rival / answer) / log(0.95) days to fall below the rival.")
+
+
+# ---------------------------------------------------------------- months later
+def early_recall(conversations: list[LocomoConversation], scorings: tuple[str, ...] = ("product", "half_life"),
+                 ks: tuple[int, ...] = (1, 3, 5, 10, 20)) -> dict[str, FedReport]:
+    """For each scoring, ``fed_recall`` of ``conversations``: each turn added on its session's real date, the
+    questions (about the first sessions) asked after the last one.
+
+    Taught in notebooks/05_semantic_memory.ipynb.
+    """
+    return {s: fed_recall(conversations, partial(_store_on, scoring=s), ks, (1000,)) for s in scorings}
+
+
+def _store_on(clock, scoring: str) -> SemanticMemoryStore:
+    return SemanticMemoryStore(clock=clock, scoring=scoring)
+
+
+def plot_early_recall(reports: dict[str, FedReport]) -> Figure:
+    """Strict recall@k against k, one line per scoring: how much of the early evidence the top k hold.
+
+    Taught in notebooks/05_semantic_memory.ipynb.
+    """
+    fig, ax = figure(8, 3.6)
+    for (name, report), colour, marker in zip(reports.items(), OKABE_ITO, "osd^", strict=False):
+        ks = list(report.ks)
+        ax.plot(ks, [report.recall(f"strict@{k}") or 0.0 for k in ks], color=colour, marker=marker, lw=2,
+                label=f'scoring="{name}"')
+    ax.set_xticks(list(next(iter(reports.values())).ks) if reports else [])
+    ax.set(title="Questions about the first sessions, asked months later", xlabel="k (memories retrieved)",
+           ylabel="share of the evidence in the top k", ylim=(-0.03, 1.03))
+    ax.legend(title="store ranked by")
+    return fig
 
 
 # ---------------------------------------------------------------- plots

@@ -10,7 +10,8 @@ from collections.abc import Callable
 import numpy as np
 from matplotlib.figure import Figure
 
-from teachmem.lessons.common import OKABE_ITO, CheckResult, checker, close, figure, first_problem, report, reveal as reveal
+from teachmem.lessons.common import (OKABE_ITO, CheckResult, after_prediction as after_prediction, answer_checker,
+                                     checker, close, figure, first_problem, prediction_problem, report)
 from teachmem.lessons.semantic import score_table as score_table
 from teachmem.memory.semantic import SemanticMemoryStore
 
@@ -35,6 +36,17 @@ MERGE_MEMORIES = ("User prefers pytest with verbose output", "user prefers pytes
                   "Lunch today was a sandwich")
 MERGED_LIVE = ["The user likes pytest and verbose test output", "User prefers pytest with coverage reports",
                "Lunch today was a sandwich"]     # what should be left: one copy of the preference, the rest
+
+
+@answer_checker("first_prediction")
+def check_first_prediction(first_prediction: str) -> str | None:
+    """Section 2: which dentist memory does MemoryBank's score put first on day 5, "appointment" or "floss"?"""
+    if isinstance(first_prediction, str) and first_prediction.strip().lower() not in ("appointment", "floss"):
+        raise ValueError(f'write "appointment" or "floss", got {first_prediction!r}')
+    return prediction_problem(first_prediction.strip().lower() if isinstance(first_prediction, str)
+                              else first_prediction, "appointment",
+                              "Recalled on day 2, the appointment restarted its clock with strength 2: exp(-3 / 2) = "
+                              "0.223 of its score is left; the flossing advice, never recalled, keeps exp(-5) = 0.007.")
 
 
 @checker("forgetting_curve")

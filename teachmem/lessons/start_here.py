@@ -7,7 +7,8 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from teachmem.lab.scenarios import Fact, load_scenario
-from teachmem.lessons.common import answer_checker, checker, differs, first_problem, forbidding
+from teachmem.lessons.common import (after_prediction as after_prediction, answer_checker, checker, differs,
+                                     first_problem, forbidding)
 from teachmem.llm import facts as fact_rules
 
 DONT_KNOW = "I don't know your name."

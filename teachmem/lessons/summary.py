@@ -13,8 +13,8 @@ from typing import Any
 from matplotlib.figure import Figure
 
 from teachmem.lab.scenarios import Fact, fact_in_text, load_scenario
-from teachmem.lessons.common import (OKABE_ITO, CheckResult, checker, explore as explore,
-                                     fact_label, figure, answer_checker, mark, report)
+from teachmem.lessons.common import (OKABE_ITO, CheckResult, after_prediction as after_prediction, checker,
+                                     explore as explore, fact_label, figure, answer_checker, mark, report)
 from teachmem.llm import OfflineLLM, summarize
 
 # The first day of the project_30 conversation is summarised, then these later messages of the same
@@ -119,10 +119,11 @@ def check_my_pins(pins: Any) -> CheckResult:
         return report(False, f"❌ pins: at most {MAX_PINS} pins of at most {MAX_PIN_WORDS} words each "
                              f"(yours: {[len(p.split()) for p in pins]} words); pins cost tokens on every request")
     kept_by = "\n".join([*pins, follow_up_rounds()[-1]])
-    missing = [fact_label(f) for f in first_day_facts() if not fact_in_text(f, kept_by)]
+    facts = first_day_facts()
+    missing = [f for f in facts if not fact_in_text(f, kept_by)]
     if missing:
-        return report(False, f"❌ pins: after the last fold the memory no longer holds {'; '.join(missing)}. "
-                             "Look at which facts the summary lost, and pin those.")
+        return report(False, f"❌ pins: after the last fold, {len(missing)} of the {len(facts)} first-day facts "
+                             f"{'is' if len(missing) == 1 else 'are'} in neither the summary nor your pins")
     return report(True, "✅ pins: every first-day fact survives the drift")
 
 

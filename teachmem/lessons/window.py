@@ -13,9 +13,9 @@ from matplotlib.figure import Figure
 from matplotlib.patches import Patch
 
 from teachmem.lab.replay import feed
-from teachmem.lab.scenarios import Scenario, fact_in_text, load_scenario
-from teachmem.lessons.common import (OKABE_ITO, answer_checker, checker, differs, explore as explore, figure,
-                                     first_problem, forbidding, mark, short)
+from teachmem.lab.scenarios import Fact, Scenario, fact_in_text, load_scenario
+from teachmem.lessons.common import (OKABE_ITO, after_prediction as after_prediction, answer_checker, checker,
+                                     differs, explore as explore, figure, first_problem, forbidding, mark, short)
 from teachmem.memory.token_window import MIN_ROOM, TokenBudgetWindow
 from teachmem.memory.window import SlidingWindowMemory
 
@@ -121,7 +121,8 @@ def check_my_importance(fn: Callable) -> str | None:
 
 
 def window_view(scenario: Scenario, recent_k: int, important_k: int, turn: int | None = None) -> str:
-    """The scenario after ``turn`` messages, marking which turns a window keeps.
+    """The scenario after ``turn`` messages, marking which turns a window keeps and which facts it still
+    mentions (``fact_line``: ✓/✗ for facts still true, ⚠ for a stale fact it still holds).
 
     Taught in notebooks/02_sliding_window.ipynb.
     """
@@ -135,10 +136,17 @@ def window_view(scenario: Scenario, recent_k: int, important_k: int, turn: int |
     window_text = " ".join(m["content"] for m in memory.context())
     for fact in scenario.facts:
         if fact.stated_turn <= turn:
-            replaced = f", replaced on turn {fact.superseded_turn}" if not fact.is_current(turn) else ""
-            lines.append(f"{mark(fact_in_text(fact, window_text))} window mentions {fact.value} "
-                         f"(stated on turn {fact.stated_turn}{replaced})")
+            lines.append(fact_line(fact, fact_in_text(fact, window_text), turn))
     return "\n".join(lines)
+
+
+def fact_line(fact: Fact, mentioned: bool, turn: int) -> str:
+    """Whether the window mentions ``fact``: ✓ or ✗ for a fact still true at ``turn``; for a stale one
+    (replaced since) ⚠ when the window still holds it, which a model may take for current, · when not."""
+    if fact.is_current(turn):
+        return f"{mark(mentioned)} window mentions {fact.value} (stated on turn {fact.stated_turn})"
+    return (f"{'⚠' if mentioned else '·'} window mentions {fact.value} (stated on turn {fact.stated_turn}, "
+            f"replaced on turn {fact.superseded_turn}: stale)")
 
 
 def plot_window_membership(membership: np.ndarray, title: str, mark_turns: dict | None = None) -> Figure:

@@ -13,6 +13,10 @@ same code runs with any model that speaks chat messages:
 * :class:`OpenAICompatibleLLM` — any ``/v1/chat/completions`` endpoint
   (OpenAI, Ollama, llama.cpp server, vLLM), with the standard library only.
 
+Both also answer ``complete_with_tools(messages, tools)`` with an assistant
+message and its tool calls, so a model can manage its own memory
+(``teachmem.memory.agent.MemoryAgent``).
+
 Every model counts its calls and tokens in ``llm.usage``, so a notebook can
 show what a memory strategy costs in model calls.
 
@@ -33,11 +37,12 @@ The package, one idea a module:
 ``facts``          the reading order: ``rule_triples``, ``extract_facts``
 ``importance``     ``importance_rules``
 ``summaries``      ``summarize_rules``
+``memory_policy``  which memory tools to call (``complete_with_tools``)
 =================  ==========================================================
 
 Taught in notebooks/03_summary_memory.ipynb and notebooks/04_entity_memory.ipynb.
 """
-from teachmem.llm.protocol import (LLM, AuthenticationError, ExtractionError, ExtractionWarning, LLMError,
+from teachmem.llm.protocol import (LLM, ToolLLM, AuthenticationError, ExtractionError, ExtractionWarning, LLMError,
                                    LLMTimeoutError, MalformedResponseError, Triple, Usage)
 from teachmem.llm.tasks import (CONTRADICTION_PROMPT, EXTRACTION_PROMPT, IMPORTANCE_PROMPT, SUMMARY_PROMPT,
                                 extract_triples, find_contradiction, score_importance, summarize)
@@ -49,7 +54,7 @@ from teachmem.llm.summaries import summarize_rules
 from teachmem.llm.offline import OfflineLLM
 from teachmem.llm.openai import OpenAICompatibleLLM
 
-__all__ = ["Usage", "LLM", "OfflineLLM", "OpenAICompatibleLLM", "Triple",
+__all__ = ["Usage", "LLM", "ToolLLM", "OfflineLLM", "OpenAICompatibleLLM", "Triple",
            "LLMError", "AuthenticationError", "LLMTimeoutError", "MalformedResponseError",
            "ExtractionError", "ExtractionWarning",
            "SUMMARY_PROMPT", "EXTRACTION_PROMPT", "IMPORTANCE_PROMPT", "CONTRADICTION_PROMPT",

@@ -36,7 +36,7 @@ from teachmem.llm.lexicon import tech_matches
 from teachmem.llm.protocol import Triple
 
 __all__ = ["CHITCHAT", "DECISION_WORD", "NUMBER", "PLAN_WORD", "REASON", "WEIGHTS",
-           "importance_cues", "importance_rules", "importance_score"]
+           "importance_cues", "importance_evidence", "importance_rules", "importance_score"]
 
 # A message made only of these is small talk.
 CHITCHAT = re.compile(
@@ -63,7 +63,7 @@ PLAN_WORD = re.compile(r"\b(?:need|needs|want|wants|plan|plans|planning|build|bu
 # digit inside ("DuckDB", "iOS", "Auth0"), an acronym ("JWT"); or code in backticks or a definition.
 NAME_OR_CODE = re.compile(r"(?<=[\w,;] )(?!I\b|I')[A-Z][\w.+#-]*|\b[a-z]+[A-Z]\w*|\b[A-Z]\w*[A-Z0-9]\w*|`|"
                           r"\b(?:def|class) \w+\s*[(:]|^\s*(?:import|from) \w+", re.M)
-NUMBER = re.compile(r"\d")
+NUMBER = re.compile(r"\S*\d\S*")       # the whole token: "6pm", "$20", "8"
 REASON = re.compile(r"\b(?:because|since|due to|so that|as it|given that|for (?:its|their) \w+|"
                     r"the reason)\b", re.I)
 
@@ -87,6 +87,29 @@ def importance_rules(text: str) -> float:
     return importance_score(require_text("text", text, allow_empty=True))
 
 
+def importance_evidence(text: str, facts: Sequence[Triple] | None = None) -> dict[str, list[str]]:
+    """The cues ``text`` shows, each with the words that fired it (for a stated fact the rules of
+    notebook 04 found, the fact's value). Of what a message does, only the strongest cue is listed.
+
+    >>> importance_evidence("We'll use Redis because it is fast.")
+    {'decides or prefers': ["We'll", 'use'], 'names something': ['Redis'], 'gives a reason': ['because']}
+    """
+    facts = rule_triples(text) if facts is None else facts
+    does = {"decides or prefers": _found(text, DECISION_WORD, PREFERENCE, FOR_A_JOB),
+            "states a fact": [f.value for f in facts] or _found(text, STATED_FACT),
+            "plans": _found(text, PLAN_WORD)}
+    gives = {"names something": _found(text, NAME_OR_CODE) + [text[m[0]:m[1]] for m in tech_matches(text)],
+             "has a number": _found(text, NUMBER),
+             "gives a reason": _found(text, REASON)}
+    strongest = next(({cue: words} for cue, words in does.items() if words), {})
+    return strongest | {cue: list(dict.fromkeys(words)) for cue, words in gives.items() if words}
+
+
+def _found(text: str, *patterns: re.Pattern) -> list[str]:
+    """Every match of each pattern in ``text`` (without the punctuation around it), once each, in order."""
+    return list(dict.fromkeys(m.group(0).strip(" \n.,;:!?()\"'") for p in patterns for m in p.finditer(text)))
+
+
 def importance_cues(text: str, facts: Sequence[Triple] | None = None) -> dict[str, float]:
     """The cues ``text`` shows, each with the weight it adds (halved when it only asks).
 
@@ -95,16 +118,8 @@ def importance_cues(text: str, facts: Sequence[Triple] | None = None) -> dict[st
     >>> importance_cues("Should we use Redis?")
     {'decides or prefers': 0.2, 'names something': 0.075}
     """
-    facts = rule_triples(text) if facts is None else facts
-    does = {"decides or prefers": DECISION_WORD.search(text) or PREFERENCE.search(text) or FOR_A_JOB.search(text),
-            "states a fact": facts or STATED_FACT.search(text),      # facts the rules of notebook 04 find
-            "plans": PLAN_WORD.search(text)}
-    gives = {"names something": NAME_OR_CODE.search(text) or tech_matches(text),   # "pytest" is a name too
-             "has a number": NUMBER.search(text),
-             "gives a reason": REASON.search(text)}
-    strongest = next(([cue] for cue, shown in does.items() if shown), [])
     half = 0.5 if all(is_question(s) for s in split_sentences(text)) else 1.0
-    return {cue: WEIGHTS[cue] * half for cue in strongest + [cue for cue, shown in gives.items() if shown]}
+    return {cue: WEIGHTS[cue] * half for cue in importance_evidence(text, facts)}
 
 
 def importance_score(text: str, facts: Sequence[Triple] | None = None) -> float:

@@ -16,7 +16,8 @@ import re
 from teachmem.core.tokens import estimate_tokens
 from teachmem.llm.facts import rule_triples
 from teachmem.llm.importance import importance_rules
-from teachmem.llm.protocol import Usage, check_messages
+from teachmem.llm.memory_policy import decide
+from teachmem.llm.protocol import Usage, check_messages, check_tools
 from teachmem.llm.summaries import summarize_rules
 from teachmem.llm.tasks import instructions_only, tagged_material
 
@@ -64,6 +65,21 @@ class OfflineLLM:
         reply = self._answer(prompt, messages, json_mode)
         self.usage.record(sum(estimate_tokens(m["content"]) for m in messages), estimate_tokens(reply))
         return reply
+
+    def complete_with_tools(self, messages: list[dict], tools: list[dict]) -> dict:
+        """Answer a prompt that offers tools: an assistant message with its ``tool_calls``, in the
+        shape an OpenAI-compatible endpoint returns. The calls come from the rules of
+        ``teachmem.llm.memory_policy``; the stand-in writes no reply text.
+
+        Taught in notebooks/11_memory_as_tools.ipynb.
+        """
+        messages = check_messages(messages)
+        chosen = decide(messages, check_tools(tools))
+        calls = [{"id": f"call_{self.usage.calls + 1}_{i}", "type": "function",
+                  "function": {"name": name, "arguments": json.dumps(args)}} for i, (name, args) in enumerate(chosen, 1)]
+        self.usage.record(sum(estimate_tokens(m["content"]) for m in messages),
+                          sum(estimate_tokens(json.dumps(args)) + 1 for _, args in chosen))
+        return {"role": "assistant", "content": "", "tool_calls": calls}
 
     # -- which job is this? ----------------------------------------------
     def _answer(self, prompt: str, messages: list[dict], json_mode: bool) -> str:

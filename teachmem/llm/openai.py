@@ -24,7 +24,7 @@ from typing import Any, Callable
 from teachmem.core.tokens import estimate_tokens
 from teachmem.core.validate import require_int_at_least, require_text
 from teachmem.llm.protocol import (AuthenticationError, LLMError, LLMTimeoutError, MalformedResponseError, Usage,
-                                   check_messages)
+                                   check_messages, check_tools)
 
 __all__ = ["OpenAICompatibleLLM"]
 
@@ -140,15 +140,51 @@ class OpenAICompatibleLLM:
             body["response_format"] = {"type": "json_object"}
         data = self._post(json.dumps(body).encode("utf-8"))
         content = self._content(data)
+        self._record_usage(data, messages, content)
+        return content
+
+    def complete_with_tools(self, messages: list[dict], tools: list[dict]) -> dict:
+        """Send chat messages and function-calling ``tools``; return the assistant message,
+        ``{"role": "assistant", "content": str, "tool_calls": [...]}``, in the wire format (each call's
+        ``function.arguments`` a JSON object as text). ``messages`` may hold the assistant's earlier
+        ``tool_calls`` and ``{"role": "tool", "tool_call_id": ..., "content": ...}`` results.
+
+        Taught in notebooks/11_memory_as_tools.ipynb.
+        """
+        messages = check_messages(messages)
+        check_tools(tools)
+        wire = [{k: m[k] for k in ("role", "content", "tool_calls", "tool_call_id") if k in m} for m in messages]
+        body = {"model": self.model, "temperature": 0, "messages": wire, "tools": list(tools), "tool_choice": "auto"}
+        data = self._post(json.dumps(body).encode("utf-8"))
+        message = self._message(data)
+        calls = message.get("tool_calls") or []
+        content = message.get("content") or ""
+        if not isinstance(calls, list) or not isinstance(content, str):
+            raise MalformedResponseError("response has no list at choices[0].message.tool_calls")
+        for i, call in enumerate(calls):
+            function = call.get("function") if isinstance(call, dict) else None
+            if not isinstance(function, dict):
+                function = {}
+            try:
+                arguments = json.loads(function["arguments"])
+            except (TypeError, KeyError, json.JSONDecodeError):
+                arguments = None
+            if not isinstance(arguments, dict) or not isinstance(function.get("name"), str):
+                raise MalformedResponseError(f"tool_calls[{i}] must name a function and give its arguments as "
+                                             f"a JSON object, got {call!r:.120}")
+        self._record_usage(data, messages, content + json.dumps(calls))
+        return {"role": "assistant", "content": content, "tool_calls": calls}
+
+    def _record_usage(self, data: dict, messages: list[dict], reply: str) -> None:
+        """Count the call: the endpoint's own token counts when it reports them, else estimates."""
         usage = data.get("usage")
         if not isinstance(usage, dict):
             usage = {}
         prompt_tokens, completion_tokens = usage.get("prompt_tokens"), usage.get("completion_tokens")
         if not (isinstance(prompt_tokens, int) and isinstance(completion_tokens, int)):
             prompt_tokens = sum(estimate_tokens(m["content"]) for m in messages)
-            completion_tokens = estimate_tokens(content)
+            completion_tokens = estimate_tokens(reply)
         self.usage.record(prompt_tokens, completion_tokens)
-        return content
 
     def _post(self, payload: bytes) -> dict:
         url = self._safe_url(self.url)
@@ -219,12 +255,17 @@ class OpenAICompatibleLLM:
                                          f"with a 'choices' list", status=status)
         return data
 
-    def _content(self, data: dict) -> str:
+    def _message(self, data: dict) -> dict:
         choices = data.get("choices")
         if not isinstance(choices, list) or not choices:
             raise MalformedResponseError(f"response has no 'choices' list (keys: {sorted(data)})")
         message = choices[0].get("message") if isinstance(choices[0], dict) else None
-        content = message.get("content") if isinstance(message, dict) else None
+        if not isinstance(message, dict):
+            raise MalformedResponseError("response has no message at choices[0].message")
+        return message
+
+    def _content(self, data: dict) -> str:
+        content = self._message(data).get("content")
         if not isinstance(content, str):
             raise MalformedResponseError("response has no text at choices[0].message.content "
                                          f"(got {type(content).__name__})")

@@ -13,8 +13,8 @@ from typing import NamedTuple, Protocol, runtime_checkable
 
 from teachmem.core.validate import ROLES
 
-__all__ = ["Usage", "LLM", "Triple", "LLMError", "AuthenticationError", "LLMTimeoutError",
-           "MalformedResponseError", "ExtractionError", "ExtractionWarning", "check_messages"]
+__all__ = ["Usage", "LLM", "ToolLLM", "Triple", "LLMError", "AuthenticationError", "LLMTimeoutError",
+           "MalformedResponseError", "ExtractionError", "ExtractionWarning", "check_messages", "check_tools"]
 
 
 @dataclass
@@ -57,6 +57,17 @@ class LLM(Protocol):
     usage: Usage
 
     def complete(self, messages: list[dict], *, json_mode: bool = False) -> str:
+        ...
+
+
+@runtime_checkable
+class ToolLLM(LLM, Protocol):
+    """A model that can also call tools: ``complete_with_tools(messages, tools) -> dict``, the assistant
+    message ``{"role": "assistant", "content": str, "tool_calls": [...]}`` in the OpenAI wire format.
+    ``teachmem.MemoryAgent`` needs one.
+    """
+
+    def complete_with_tools(self, messages: list[dict], tools: list[dict]) -> dict:
         ...
 
 
@@ -114,3 +125,19 @@ def check_messages(messages: object) -> list[dict]:
         if not isinstance(message.get("content"), str):
             raise TypeError(f"messages[{i}]['content'] must be a str, got {type(message.get('content')).__name__}")
     return list(messages)
+
+
+def check_tools(tools: object) -> set[str]:
+    """The names of ``tools``, a list of function-calling schemas
+    (``{"type": "function", "function": {"name": ..., "parameters": {...}}}``), or a clear TypeError / ValueError.
+    """
+    if not isinstance(tools, (list, tuple)) or not tools:
+        raise TypeError(f"tools must be a non-empty list of function schemas, got {tools!r:.80}")
+    names = set()
+    for i, tool in enumerate(tools):
+        function = tool.get("function") if isinstance(tool, dict) else None
+        if not isinstance(function, dict) or not isinstance(function.get("name"), str) or not function["name"]:
+            raise ValueError(f"tools[{i}] must be {{'type': 'function', 'function': {{'name': ..., "
+                             f"'parameters': ...}}}}, got {tool!r:.80}")
+        names.add(function["name"])
+    return names

@@ -246,7 +246,8 @@ class HybridMemoryManager:
         in_window = set(self.window.window_turns())
         hits = [(self.longterm.metadata[h["row"]].get("turn"), h)   # stored directly: no turn
                 for h in self.longterm.explain(query, len(self.longterm), now=self.now)]
-        return [(turn, quote(h["text"]), {k: round(h[k], 3) for k in ("relevance", "importance", "decay", "score")})
+        parts = [k for k in ("relevance", "importance", "decay", "recency", "score") if hits and k in hits[0][1]]
+        return [(turn, quote(h["text"]), {k: round(h[k], 3) for k in parts})   # the store's scoring's parts
                 for turn, h in hits if turn not in in_window][:self.memory_top_k]
 
     def _add_fenced(self, system: str, header: str, candidates, trace: PromptTrace, source: str) -> str:

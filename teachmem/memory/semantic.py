@@ -1,9 +1,9 @@
 """Semantic long-term memory: store moments, find them by meaning, let them fade.
 
-A query ranks every memory at once: relevance (BM25 blended with vector cosine; a reply said within six hours
-inherits from the turn it answers) meets importance and age in one of four scores (``SCORINGS``). A fact's key
-lets "favorite color is green" retire "favorite color is blue"; consolidation merges near-duplicates; pruning
-retires what nobody recalls. Every write returns its Changes; every memory has a stable id ("s0", "s1", …).
+A query ranks every memory at once: relevance (BM25 blended with vector cosine; a reply within six hours inherits
+from the turn it answers) meets importance and age in a score of ``SCORINGS`` (``half_life`` unless chosen). A
+fact's key lets "favorite color is green" retire "favorite color is blue"; consolidation merges near-duplicates;
+pruning retires what nobody recalls. Every write returns its Changes; every memory has a stable id ("s0", "s1", …).
 
 Taught in notebooks/05_semantic_memory.ipynb.
 """
@@ -119,12 +119,12 @@ def fact_key(fact: str) -> str:
 
 
 class SemanticMemoryStore:
-    """Long-term memory ranked by relevance × importance × decay (or another score in ``SCORINGS``)."""
+    """Long-term memory ranked by relevance × recency (halving monthly, floor ½) × importance (see ``SCORINGS``)."""
 
     kind = "semantic"
 
     def __init__(self, decay_rate: float = 0.95, embed_dim: int = 256, *, embedder=None, clock=None,
-                 lexical_weight: float = 0.5, reply_weight: float = 0.5, scoring: str = "product",
+                 lexical_weight: float = 0.5, reply_weight: float = 0.5, scoring: str = "half_life",
                  context_top_k: int = 3):
         if require_fraction("decay_rate", decay_rate) == 0:
             raise ValueError("decay_rate must be in (0, 1]: 0 would erase every memory after one day")

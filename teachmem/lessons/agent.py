@@ -1,0 +1,156 @@
+"""Notebook 11's run, turn view, plot, comparison and checkers: a model that manages its own memory.
+
+Taught in notebooks/11_memory_as_tools.ipynb.
+"""
+from __future__ import annotations
+
+import functools
+from dataclasses import dataclass
+from numbers import Integral
+
+from matplotlib.figure import Figure
+
+from teachmem.lab.evaluate import evaluate
+from teachmem.lab.replay import add_turn, replay
+from teachmem.lab.scenarios import Scenario, load_scenario
+from teachmem.lessons.common import OKABE_ITO, after_prediction, answer_checker, explore, figure, short
+from teachmem.memory.agent import EVICT_TO, WARN_AT, MemoryAgent
+from teachmem.memory.hybrid import HybridMemoryManager
+
+__all__ = ["Turn", "run", "turn_view", "plot_context_fill", "compare", "compare_bank", "check_predicted_turn",
+           "check_block_limit", "after_prediction", "explore", "EVICT_TO", "WARN_AT"]
+
+
+@dataclass(frozen=True)
+class Turn:
+    """The agent right after one turn of a scenario."""
+
+    turn: int
+    role: str
+    content: str
+    tokens: int
+    core: dict
+    tool_calls: tuple
+    warned: bool
+    evicted: tuple
+
+
+def _record(agent: MemoryAgent, scenario: Scenario, turn: int) -> Turn:
+    changes = add_turn(agent, scenario, turn)
+    t = scenario.turns[turn - 1]
+    step = agent.last_step if t.role == "user" else None
+    return Turn(turn, t.role, t.content, agent.tokens(), dict(agent.core),
+                tuple(step["tool_calls"]) if step else (), bool(step and step["warned"]),
+                tuple(c.id for c in changes if c.reason == "evicted to recall storage"))
+
+
+@functools.lru_cache(maxsize=8)
+def _run(name: str, context_tokens: int, block_limit: int) -> tuple[Turn, ...]:
+    scenario, agent = load_scenario(name), MemoryAgent(context_tokens=context_tokens, block_limit=block_limit)
+    return tuple(_record(agent, scenario, t.turn) for t in scenario.turns)
+
+
+def run(scenario: str = "project_30", context_tokens: int = 1000, block_limit: int = 400) -> tuple[Turn, ...]:
+    """What a fresh ``MemoryAgent`` did on every turn of ``scenario`` (computed once, then remembered)."""
+    return _run(scenario, context_tokens, block_limit)
+
+
+def turn_view(turn: int, context_tokens: int = 1000, scenario: str = "project_30") -> str:
+    """One turn of the agent, as text: the message, the context's fill, the tool calls, the blocks."""
+    turns = run(scenario, context_tokens)
+    t = turns[turn - 1]
+    filled = round(40 * t.tokens / context_tokens)
+    lines = [f"turn {t.turn} · {t.role}: {short(t.content, 90)}",
+             f"context {t.tokens:>4}/{context_tokens} tokens |{'█' * filled}{'·' * (40 - filled)}| "
+             f"{t.tokens / context_tokens:.0%}" + ("   ⚠ memory pressure: the model is warned" if t.warned else "")]
+    if t.evicted:
+        lines.append(f"evicted to recall storage: {', '.join(t.evicted)} (and folded into the summary)")
+    lines.append("tool calls:" if t.tool_calls else
+                 "tool calls: none" + (" (the reply is recorded as said)" if t.role == "assistant" else ""))
+    for c in t.tool_calls:
+        args = ", ".join(f"{k}={short(str(v), 40)!r}" for k, v in c["args"].items())
+        lines.append(f"  {c['name']}({args})\n    → {short(c['result'], 90)}")
+    for label, text in t.core.items():
+        lines.append(f"[{label}] {len(text)} characters")
+        lines += [f"  {line}" for line in text.splitlines()]
+    return "\n".join(lines)
+
+
+def plot_context_fill(turns: tuple[Turn, ...], context_tokens: int, title: str) -> Figure:
+    """Tokens in context after each turn, with the warning line, the budget, and every eviction marked."""
+    fig, ax = figure(9, 3.6)
+    x = [t.turn for t in turns]
+    ax.plot(x, [t.tokens for t in turns], marker="o", ms=3, color=OKABE_ITO[0], label="tokens in context")
+    ax.axhline(context_tokens, color=OKABE_ITO[5], label=f"budget ({context_tokens})")
+    ax.axhline(WARN_AT * context_tokens, color=OKABE_ITO[1], ls="--", label=f"warning ({WARN_AT:.0%})")
+    evictions = [t.turn for t in turns if t.evicted]
+    for i, turn in enumerate(evictions):
+        ax.axvline(turn, color=OKABE_ITO[2], ls=":", label="eviction" if i == 0 else None)
+    ax.set(xlabel="turn", ylabel="tokens", title=title, ylim=(0, context_tokens * 1.1))
+    ax.legend(loc="lower right", fontsize=8)
+    return fig
+
+
+def compare(scenario: Scenario) -> str:
+    """The agent beside the hybrid manager on one scenario: tokens, probes, stale facts, calls."""
+    record = replay(scenario, {"hybrid manager": HybridMemoryManager, "memory agent": MemoryAgent})
+    calls = [len(t.tool_calls) for t in run(scenario.name)]
+    users = sum(t.role == "user" for t in scenario.turns)
+    rows = [f"{'':<15} {'tokens/turn':>11} {'max':>5} {'probes':>7} {'stale':>6} {'model calls':>12} "
+            f"{'tool calls/user turn':>21}"]
+    for name in record.strategies:
+        tokens = record.tokens(name)
+        probes = sum(bool(record.answers(name, q.turn, q)) for q in scenario.questions)
+        stale = sum(len(s.leaks) for s in record.steps[name])
+        tools = f"{sum(calls) / users:.2f}" if name == "memory agent" else "–"
+        rows.append(f"{name:<15} {sum(tokens) / len(tokens):>11.1f} {max(tokens):>5} "
+                    f"{probes:>3}/{len(scenario.questions):<3} {stale:>6} {record.calls(name)[-1]:>12} {tools:>21}")
+    return "\n".join(rows)
+
+
+def compare_bank() -> str:
+    """The scoreboard of both over every scenario of the bank: the means."""
+    board = evaluate({"hybrid manager": HybridMemoryManager, "memory agent": MemoryAgent}, progress=False)
+    return str(board).split("\n\n")[0]
+
+
+# ---------------------------------------------------------------- exercises
+def _first_eviction() -> int:
+    return next(t.turn for t in run() if t.evicted)
+
+
+@answer_checker("predicted_turn")
+def check_predicted_turn(predicted_turn: object) -> str | None:
+    """Exercise 11.1: on which turn does the agent (1,000 tokens) first evict? Within one turn counts."""
+    if isinstance(predicted_turn, bool) or not isinstance(predicted_turn, Integral):
+        raise TypeError(f"predicted_turn must be a turn number such as 20, got {predicted_turn!r}")
+    answer = _first_eviction()
+    if abs(int(predicted_turn) - answer) <= 1:
+        print(f"Right: the first eviction comes on turn {answer} (within one turn counts).")
+        return None
+    warned = next(t.turn for t in run() if t.warned)
+    if predicted_turn == warned:
+        return (f"turn {warned} is the warning (70 %); the eviction waits until a message would pass 100 %, "
+                f"on turn {answer}")
+    return f"the context first passes the budget on turn {answer}"
+
+
+@answer_checker("block_limit")
+def check_block_limit(block_limit: object) -> str | None:
+    """Exercise 11.2: a ``block_limit`` at which the deadline (turn 27) no longer fits in core memory and
+    goes to archival storage, while the name, the database and the test framework stay in the human block."""
+    if isinstance(block_limit, bool) or not isinstance(block_limit, Integral):
+        raise TypeError(f"block_limit must be a whole number of characters, got {block_limit!r}")
+    turns = run("project_30", 1000, int(block_limit))
+    human = turns[-1].core["human"].splitlines()
+    archived = [c["args"].get("content") for t in turns for c in t.tool_calls if c["name"] == "archival_memory_insert"]
+    missing = [line for line in ("name: Maya", "database: MySQL", "test framework: pytest") if line not in human]
+    if missing:
+        return (f"with block_limit {block_limit} the human block lost {', '.join(missing)}: that is too small, "
+                "earlier facts went to archival storage too")
+    if "deadline: end of March" in human:
+        return (f"with block_limit {block_limit} the deadline still fits in the human block "
+                f"({len(turns[-1].core['human'])} characters at the end): make the block smaller")
+    if "deadline: end of March" not in archived:
+        return "the deadline is neither in the human block nor in archival storage"
+    return None
