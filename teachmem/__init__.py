@@ -37,6 +37,11 @@ from teachmem.memory.hybrid import HybridMemoryManager
 # Memory as tools: the model manages its own memory (notebook 11).
 from teachmem.memory.agent import MemoryAgent
 
+# Reflection and memory of experience: insights, episodes, instructions (notebook 12).
+from teachmem.memory.reflection import ReflectiveMemory
+from teachmem.memory.episodic import Episode, EpisodicMemory
+from teachmem.memory.procedural import ProceduralMemory
+
 # Evaluation: the scoreboard and the LoCoMo benchmark (notebook 08). The scoring function itself is
 # ``teachmem.evaluate.evaluate``; it is not re-exported here, where it would hide the module of that name.
 from teachmem.lab.evaluate import Scoreboard, load_scenarios

@@ -66,17 +66,20 @@ def test_a_predict_then_run_cell_hides_its_output_until_the_prediction_is_writte
     from teachmem.lessons import common
     assert doctest.testmod(common, optionflags=doctest.ELLIPSIS).failed == 0
     plt.close("all")
+    drawn = common.figure(3, 2)[0]    # what a plot helper returns: a figure pyplot has let go of
     for placeholder in (..., None, ("a", ...)):
-        with common.after_prediction(placeholder):
+        with common.after_prediction(placeholder) as show:
             print("the answer is 42")
             plt.figure()
+            show(drawn)
         out = capsys.readouterr().out
-        assert "42" not in out and "hidden until you write your prediction" in out
+        assert "42" not in out and "Figure" not in out and "hidden until you write your prediction" in out
         assert plt.get_fignums() == [], "a figure drawn before the prediction would give the answer away"
-    with common.after_prediction({"x"}):
+    with common.after_prediction({"x"}) as show:
         print("the answer is 42")
         plt.figure()
-    assert capsys.readouterr().out == "the answer is 42\n" and len(plt.get_fignums()) == 1
+        show(drawn)    # outside a notebook, display prints the figure's text form
+    assert capsys.readouterr().out == "the answer is 42\nFigure(300x200)\n" and len(plt.get_fignums()) == 1
     plt.close("all")
     with pytest.raises(ZeroDivisionError):   # a broken cell still fails under nbval
         with common.after_prediction(...):

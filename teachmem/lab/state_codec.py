@@ -25,7 +25,10 @@ from teachmem.core.validate import require_text
 from teachmem.memory.agent import MemoryAgent
 from teachmem.memory.buffer import ConversationBuffer
 from teachmem.memory.entity import EntityMemory
+from teachmem.memory.episodic import EpisodicMemory
 from teachmem.memory.hybrid import HybridMemoryManager
+from teachmem.memory.procedural import ProceduralMemory
+from teachmem.memory.reflection import ReflectiveMemory
 from teachmem.memory.semantic import SemanticMemoryStore
 from teachmem.memory.summary import SummaryMemory
 from teachmem.memory.token_window import TokenBudgetWindow
@@ -43,7 +46,8 @@ _PLACEHOLDER = "$vector"
 _STRATEGIES: dict[str, type] = {
     "buffer": ConversationBuffer, "window": SlidingWindowMemory, "token_window": TokenBudgetWindow,
     "summary": SummaryMemory, "entity": EntityMemory, "semantic": SemanticMemoryStore,
-    "hybrid": HybridMemoryManager, "agent": MemoryAgent,
+    "hybrid": HybridMemoryManager, "agent": MemoryAgent, "reflective": ReflectiveMemory,
+    "episodic": EpisodicMemory, "procedural": ProceduralMemory,
 }
 # Files saved before strategies had a ``kind`` hold the class name instead.
 _LEGACY_NAMES = {"ConversationBuffer": "buffer", "SlidingWindowMemory": "window",

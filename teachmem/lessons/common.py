@@ -25,6 +25,7 @@ from types import ModuleType
 from typing import Any
 
 import ipywidgets
+from IPython.display import display
 import matplotlib.pyplot as plt
 from matplotlib.axes import Axes
 from matplotlib.figure import Figure
@@ -92,12 +93,14 @@ def unanswered(value: Any) -> bool:
 
 
 @contextmanager
-def after_prediction(prediction: Any) -> Iterator[None]:
-    """Run the block either way; show what it printed, and the plots it drew, only once ``prediction`` is written.
+def after_prediction(prediction: Any) -> Iterator[Callable[[Figure], None]]:
+    """Run the block either way; show what it printed, and the figures it shows, only once ``prediction``
+    is written.
 
     A predict-then-run cell is stored with its placeholder, so its saved output must not give the answer
     away: until the prediction is written, the block still runs (a broken cell still fails) but its printed
-    lines and new figures are dropped, and one line says why.
+    lines and figures are dropped, and one line says why. The block receives ``show``, which displays a
+    figure a plot helper returned (``with after_prediction(guess) as show: show(plot(...))``).
 
     >>> with after_prediction(...):
     ...     print("the answer is 42")
@@ -107,27 +110,14 @@ def after_prediction(prediction: Any) -> Iterator[None]:
     the answer is 42
     """
     if not unanswered(prediction):
-        yield
+        yield display
         return
     figures = set(plt.get_fignums())
     with contextlib.redirect_stdout(io.StringIO()):
-        yield
+        yield lambda _figure: None
     for number in set(plt.get_fignums()) - figures:
         plt.close(number)
     print("The output is hidden until you write your prediction above (then run this cell again).")
-
-
-def reveal(name: str, guess, answer, tolerance: float = 0, unit: str = "") -> CheckResult:
-    """Compare a prediction written before the reveal with the ``answer`` the notebook computed."""
-    if unanswered(guess):
-        return report(False, f"⏳ {name}: write your prediction in the cell above first, then run this cell again")
-    if isinstance(answer, str):
-        right = isinstance(guess, str) and guess.strip().lower() == answer
-    else:
-        right = isinstance(guess, (int, float)) and not isinstance(guess, bool) and abs(guess - answer) <= tolerance
-    near = f" (within {tolerance:g}{unit} counts)" if tolerance else ""
-    verdict = "✅ right" if right else "❌ not quite"
-    return report(right, f"{verdict}: you predicted {guess!r}, the answer is {answer}{unit}{near}")
 
 
 def answer_checker(title: str) -> Callable[[Callable[[Any], str | None]], Callable[[Any], CheckResult]]:

@@ -5,7 +5,9 @@ extract facts as JSON, score how important a message is, and tell whether a
 new fact contradicts an old one. The task functions (:func:`summarize`,
 :func:`extract_triples`, :func:`score_importance`, :func:`find_contradiction`)
 write the prompt, call ``llm.complete(messages)`` and parse the reply, so the
-same code runs with any model that speaks chat messages:
+same code runs with any model that speaks chat messages. Reflection and memory of
+experience add three more (:func:`write_insights`, :func:`rate_episodes`,
+:func:`rewrite_instructions`, notebook 12):
 
 * :class:`OfflineLLM` — the default everywhere. Deterministic, no network, no
   key. It reads the very prompts a real model would get, recognises which job
@@ -38,6 +40,8 @@ The package, one idea a module:
 ``importance``     ``importance_rules``
 ``summaries``      ``summarize_rules``
 ``memory_policy``  which memory tools to call (``complete_with_tools``)
+``experience``     reflection and experience: insights, similar episodes, instructions
+``experience_rules``  the offline stand-in's rules for those three jobs
 =================  ==========================================================
 
 Taught in notebooks/03_summary_memory.ipynb and notebooks/04_entity_memory.ipynb.
@@ -46,6 +50,8 @@ from teachmem.llm.protocol import (LLM, ToolLLM, AuthenticationError, Extraction
                                    LLMTimeoutError, MalformedResponseError, Triple, Usage)
 from teachmem.llm.tasks import (CONTRADICTION_PROMPT, EXTRACTION_PROMPT, IMPORTANCE_PROMPT, SUMMARY_PROMPT,
                                 extract_triples, find_contradiction, score_importance, summarize)
+from teachmem.llm.experience import (EPISODE_PROMPT, INSIGHT_PROMPT, REWRITE_PROMPT, rate_episodes,
+                                     rewrite_instructions, write_insights)
 from teachmem.llm.clauses import split_sentences
 from teachmem.llm.lexicon import tech_lexicon
 from teachmem.llm.facts import extract_facts, rule_triples
@@ -60,4 +66,5 @@ __all__ = ["Usage", "LLM", "ToolLLM", "OfflineLLM", "OpenAICompatibleLLM", "Trip
            "SUMMARY_PROMPT", "EXTRACTION_PROMPT", "IMPORTANCE_PROMPT", "CONTRADICTION_PROMPT",
            "summarize", "extract_triples", "score_importance", "find_contradiction",
            "rule_triples", "extract_facts", "split_sentences", "importance_rules", "summarize_rules",
-           "tech_lexicon"]
+           "tech_lexicon", "INSIGHT_PROMPT", "EPISODE_PROMPT", "REWRITE_PROMPT", "write_insights",
+           "rate_episodes", "rewrite_instructions"]

@@ -1,10 +1,11 @@
 """OfflineLLM: a deterministic stand-in for a language model, made of readable rules.
 
 It receives the very prompts a real model would get, recognises which of the
-four jobs it is asked to do from the instruction text, reads the material out
+jobs it is asked to do from the instruction text, reads the material out
 of the prompt and does the job with the rules of this package
 (:func:`~teachmem.llm.facts.rule_triples`, :func:`~teachmem.llm.summaries.summarize_rules`,
-:func:`~teachmem.llm.importance.importance_rules`).
+:func:`~teachmem.llm.importance.importance_rules`, and for reflection and experience
+:func:`~teachmem.llm.experience_rules.experience_reply`).
 
 Taught in notebooks/03_summary_memory.ipynb.
 """
@@ -14,6 +15,7 @@ import json
 import re
 
 from teachmem.core.tokens import estimate_tokens
+from teachmem.llm.experience_rules import experience_reply
 from teachmem.llm.facts import rule_triples
 from teachmem.llm.importance import importance_rules
 from teachmem.llm.memory_policy import decide
@@ -38,7 +40,8 @@ class OfflineLLM:
 
     It receives the same chat prompts a real model would. From the instruction
     text it recognises the job (summarise, extract facts as JSON, score
-    importance, spot a contradiction), reads the material out of the prompt
+    importance, spot a contradiction; write insights, rate past tasks, rewrite
+    instructions), reads the material out of the prompt
     and does the job with the rules of ``teachmem.llm``. It understands this
     package's prompts and, as far as they go, prompts that label their material
     ("Current summary: ... New conversation: ...", "Message: ...").
@@ -84,6 +87,9 @@ class OfflineLLM:
     # -- which job is this? ----------------------------------------------
     def _answer(self, prompt: str, messages: list[dict], json_mode: bool) -> str:
         instructions = instructions_only(prompt).lower()
+        experience = experience_reply(prompt, instructions, json_mode)   # insights, episodes, instructions
+        if experience is not None:
+            return experience
         if "contradict" in instructions:
             answer = _contradiction(prompt)
             return json.dumps({"contradiction": answer == "yes"}) if json_mode else answer

@@ -22,7 +22,7 @@ from teachmem.llm.protocol import LLM, ExtractionError, ExtractionWarning, Tripl
 
 __all__ = ["SUMMARY_PROMPT", "EXTRACTION_PROMPT", "IMPORTANCE_PROMPT", "CONTRADICTION_PROMPT",
            "summarize", "extract_triples", "score_importance", "find_contradiction",
-           "tagged", "tagged_material", "instructions_only"]
+           "tagged", "tagged_material", "instructions_only", "load_json"]
 
 
 # ---------------------------------------------------------------------------
@@ -122,7 +122,7 @@ def summarize(llm: LLM, text: str, *, previous_summary: str = "", max_words: int
     return _limit_words(reply.strip(), max_words)
 
 
-def _load_json(reply: str) -> object:
+def load_json(reply: str) -> object:
     """Parse a model's JSON reply, tolerating ```json fences and chatter around one object."""
     if not isinstance(reply, str):
         raise ExtractionError(f"the model returned {type(reply).__name__}, expected JSON text")
@@ -144,7 +144,7 @@ def _load_json(reply: str) -> object:
 
 
 def _parse_triples(reply: str) -> list[Triple]:
-    data = _load_json(reply)
+    data = load_json(reply)
     if not isinstance(data, dict):
         raise ExtractionError(f'expected a JSON object with a "triples" list, got a JSON {type(data).__name__}')
     key = next((k for k in ("triples", "entities", "facts") if k in data), None)

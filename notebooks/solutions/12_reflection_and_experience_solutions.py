@@ -1,0 +1,24 @@
+"""Worked solutions for notebooks/12_reflection_and_experience.ipynb."""
+
+# Exercise 12.1: written before the run. Twelve messages are scored, one call each. The sums pass 1.0 after
+# turn 3 (0.55 + 0.05 + 0.75) and again after turn 9 (0.05 + 0.05 + 0.05 + 0.4 + 0.05 + 0.65): two
+# reflections, one call each, even the first, which finds nothing to join.
+calls_prediction = 14
+
+
+def recall_example(episodes, task, similarity, min_similarity):
+    """Exercise 12.2: the id of the most similar successful episode rated at least ``min_similarity``;
+    the first stored wins a tie; a failed episode is never an example."""
+    best, best_score = None, None
+    for episode in episodes:
+        if not episode["success"]:
+            continue
+        score = similarity(task, episode["task"])
+        if score >= min_similarity and (best_score is None or score > best_score):
+            best, best_score = episode["id"], score
+    return best
+
+
+# Exercise 12.3: 4.5 reflects after turns 9, 20 and 29 (three calls) and the first reflection already joins
+# the stack. Anything from 4 to 5 passes: lower reflects more than three times, higher reflects too late.
+threshold = 4.5

@@ -1,0 +1,130 @@
+"""Notebook 12's conversation, checkers and view: reflection, episodes and instructions.
+
+Taught in notebooks/12_reflection_and_experience.ipynb.
+"""
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from teachmem.lab.replay import add_turn, feed
+from teachmem.lab.scenarios import load_scenario
+from teachmem.lessons.common import after_prediction as after_prediction
+from teachmem.lessons.common import explore as explore
+from teachmem.lessons.common import (answer_checker, checker, differs, first_problem, forbidding, prediction_problem,
+                                     short)
+from teachmem.memory.episodic import EpisodicMemory
+from teachmem.memory.reflection import ReflectiveMemory
+
+#: Ana's conversation: who she is and what her project runs on, said across six messages.
+ANA = ("My name is Ana and I live in Lisbon", "We picked Postgres for the app because of JSONB", "ok",
+       "I am vegetarian, by the way", "Actually we switched to MySQL last week", "Redis caches the sessions now")
+REPLY = "Noted."
+
+
+def told_ana(memory):
+    """``memory`` after Ana's conversation: each message, then the assistant's short reply."""
+    for text in ANA:
+        memory.add("user", text)
+        memory.add("assistant", REPLY)
+    return memory
+
+
+def reflections_view(memory: ReflectiveMemory) -> str:
+    """What each reflection wrote, the memories each insight cites, and what reflecting cost.
+
+    Taught in notebooks/12_reflection_and_experience.ipynb.
+    """
+    lines = []
+    for number, reflection in enumerate(memory.reflections, 1):
+        lines.append(f"reflection {number} after turn {reflection['turn']}: {reflection['calls']} call, "
+                     f"{reflection['tokens']} tokens, {len(reflection['insights'])} insight(s)")
+        for id in reflection["insights"]:
+            insight = memory.get(id)
+            lines.append(f"  {id} {insight['text']}")
+            lines += [f"      cites {c}: {memory.get(c)['text']}" for c in insight["metadata"]["cites"]]
+    return "\n".join(lines) or "no reflection yet"
+
+
+def threshold_view(threshold: float) -> str:
+    """The 30-turn project replayed with ``threshold``: when it reflected, the insights it holds, the cost.
+
+    Taught in notebooks/12_reflection_and_experience.ipynb.
+    """
+    memory = feed(ReflectiveMemory(threshold=threshold), load_scenario("project_30"))
+    turns = ", ".join(str(r["turn"]) for r in memory.reflections) or "none"
+    lines = [f"threshold {threshold:g}: reflected after turns {turns}",
+             f"model calls: {memory.llm.usage.calls} in all, {memory.reflection_calls} of them reflecting",
+             f"insights held at the end: {len(memory.insights())}"]
+    return "\n".join(lines + [f"  {i['id']} {short(i['text'], 100)}" for i in memory.insights()])
+
+
+# ---------------------------------------------------------------- exercise 12.1: a prediction
+@answer_checker("calls_prediction")
+def check_calls_prediction(calls_prediction: object) -> str | None:
+    """Exercise 12.1: how many model calls does Ana's conversation cost with ``threshold=1.0``?"""
+    memory = told_ana(ReflectiveMemory(threshold=1.0))
+    return prediction_problem(calls_prediction, memory.llm.usage.calls,
+                              f"Each of the {2 * len(ANA)} messages is scored (one call each); the sum passes "
+                              f"1.0 {len(memory.reflections)} times, and each reflection is one call more, even "
+                              "one that finds nothing to join.")
+
+
+# ---------------------------------------------------------------- exercise 12.2: the worked example
+def _overlap(a: str, b: str) -> float:
+    """The checker's own similarity: shared lower-case words over all words."""
+    x, y = set(a.lower().split()), set(b.lower().split())
+    return len(x & y) / len(x | y) if x | y else 0.0
+
+
+def _episode(id: str, task: str, success: bool) -> dict:
+    return {"id": id, "task": task, "success": success}
+
+
+_BANK = [_episode("e1", "set up nightly postgres backups", True),
+         _episode("e2", "set up nightly mysql backups", False),
+         _episode("e3", "write a react login form", True),
+         _episode("e4", "write a react signup form", True)]
+# (episodes, task, min_similarity) -> the id to recall, worked out by hand with _overlap
+RECALL = [((_BANK, "set up nightly mysql backups", 0.2), "e1"),      # e2 is closer, but failed
+          ((_BANK, "write a react signup page", 0.2), "e4"),
+          ((_BANK, "write a react form", 0.2), "e3"),                 # e3 and e4 tie: the first stored wins
+          ((_BANK, "plan the team offsite", 0.2), None),              # nothing similar enough
+          ((_BANK, "set up nightly postgres backups", 1.0), "e1"),    # a rating equal to the minimum counts
+          ((_BANK[1:2], "set up nightly mysql backups", 0.0), None),  # only a failure: no example
+          (([], "anything", 0.0), None)]
+
+
+@checker("recall_example")
+def check_recall_example(recall_example: Callable) -> str | None:
+    """Exercise 12.2: ``recall_example(episodes, task, similarity, min_similarity)`` -> the id of the most
+    similar successful episode, or None. Compared with answers worked out by hand."""
+    with forbidding((EpisodicMemory, "__init__")):
+        return first_problem(differs(f"task {task!r} with min_similarity {low}",
+                                     recall_example([dict(e) for e in bank], task, _overlap, low), want)
+                             for (bank, task, low), want in RECALL)
+
+
+# ---------------------------------------------------------------- exercise 12.3: a threshold
+MAX_REFLECTIONS = 3
+STACK_BY_TURN = 10
+
+
+@answer_checker("threshold")
+def check_threshold(threshold: object) -> str | None:
+    """Exercise 12.3: at most three reflections over the 30-turn project, yet the stack joined by turn 10."""
+    if isinstance(threshold, bool) or not isinstance(threshold, (int, float)):
+        raise TypeError(f"threshold must be a number, got {type(threshold).__name__}")   # printed as what differs
+    memory = ReflectiveMemory(threshold=threshold)       # a bad number is a ValueError: printed too
+    scenario = load_scenario("project_30")
+    feed(memory, scenario, STACK_BY_TURN)
+    early = [i for i in memory.insights() if "stack" in i["text"]]
+    for t in scenario.turns[STACK_BY_TURN:]:
+        add_turn(memory, scenario, t.turn)
+    if len(memory.reflections) > MAX_REFLECTIONS:
+        return (f"with threshold {threshold} the memory reflected {len(memory.reflections)} times "
+                f"({memory.reflection_calls} calls); raise it to reflect less often")
+    if not early:
+        return (f"with threshold {threshold} no insight joined the stack by turn {STACK_BY_TURN}; "
+                "lower it to reflect sooner")
+    return None
+
