@@ -8,23 +8,42 @@ Starts a throwaway server with ``teachmem.local_postgres`` (or uses ``TEACHMEM_P
   - retrieve() per second (top 5, relevance × importance × decay) and the plan PostgreSQL chose;
   - how often the two agree on the top 5 (same ids, same order).
 
+``--scale N`` (100,000 by default) measures what a production store is judged on, for N memories of three real
+sentences each, embedded by the default embedder (``SubwordEmbedder(256)``), three stores side by side: the
+numpy store, the numpy store saved to and loaded from a SQLite file (``MemoryDB``), and PostgreSQL HNSW
+(``PgMemoryStore``):
+  - insert rate: ``store()`` one memory at a time (PostgreSQL: one transaction each, the index kept up to date,
+    over the first ``API_ROWS``; the rest are bulk-loaded with COPY and the HNSW index built afterwards);
+  - index build time (PostgreSQL), save and load time (SQLite);
+  - p50 / p95 retrieve latency (top 5, relevance × importance × decay);
+  - recall@5 of the HNSW index's nearest neighbours against exact search (numpy), at pgvector's default
+    search list (ef_search 40) and at the store's (200); and how often the stores' top 5 agree;
+  - memory and disk per memory.
+
     .venv/bin/python benchmarks/bench_pg.py [sizes…]
+    .venv/bin/python benchmarks/bench_pg.py --scale [N]
 """
 from __future__ import annotations
 
+import os
 import sys
 import tempfile
 import time
 from datetime import timedelta
+from pathlib import Path
 
+import numpy as np
+import psutil
 import psycopg
+from pgvector.psycopg import register_vector
 from psycopg.conninfo import make_conninfo
 
-from teachmem import (EPOCH, PgMemoryStore, SemanticMemoryStore, list_scenarios, load_locomo, load_scenario,
-                      local_postgres)
+from teachmem import (EPOCH, MemoryDB, PgMemoryStore, SemanticMemoryStore, list_scenarios, load_locomo,
+                      load_scenario, local_postgres)
 from teachmem.core.subword import SubwordEmbedder
 
 QUERIES = 200
+API_ROWS = 2_000        # PostgreSQL rows written through store(), one transaction each, before the bulk load
 
 
 def sentences() -> list[str]:
@@ -63,14 +82,19 @@ def ask(store, asked, now) -> tuple[float, list]:
     return time.perf_counter() - start, tops
 
 
+def fresh_dsn(dsn: str) -> str:
+    """A database of its own on the server, made afresh."""
+    with psycopg.connect(dsn, autocommit=True) as admin:
+        admin.execute("DROP DATABASE IF EXISTS teachmem_bench")
+        admin.execute("CREATE DATABASE teachmem_bench")
+    return make_conninfo(dsn, dbname="teachmem_bench")
+
+
 def run(dsn: str, n: int) -> None:
     embedder = SubwordEmbedder(256)
     rows, asked, now = memories(n), questions(), EPOCH + timedelta(days=100)
     numpy_store = SemanticMemoryStore(embedder=embedder, lexical_weight=0.0, reply_weight=0.0)
-    with psycopg.connect(dsn, autocommit=True) as admin:      # a database of its own, made afresh for each size
-        admin.execute("DROP DATABASE IF EXISTS teachmem_bench")
-        admin.execute("CREATE DATABASE teachmem_bench")
-    with PgMemoryStore(make_conninfo(dsn, dbname="teachmem_bench"), user_id="bench", embedder=embedder) as pg_store:
+    with PgMemoryStore(fresh_dsn(dsn), user_id="bench", embedder=embedder) as pg_store:
         times = {"numpy": fill(numpy_store, rows), "postgres": fill(pg_store, rows)}
         pg_store.conn.execute("ANALYZE memories")
         numpy_time, numpy_tops = ask(numpy_store, asked, now)
@@ -84,6 +108,135 @@ def run(dsn: str, n: int) -> None:
     print(f"{'':>16} | plan: {scan}")
 
 
+# ------------------------------------------------------------------ --scale: 100,000 memories and more
+def varied_memories(n: int) -> list[tuple[str, float, int]]:
+    """``n`` distinct (text, importance, day): three real sentences each, the digits of ``i`` in base L (L real
+    sentences) choosing them, so no two memories say the same (exact duplicates would make ties, not recall)."""
+    base = sentences()
+    size = len(base)
+    return [(f"{base[i % size]} {base[(i // size) % size]} {base[(i // size ** 2 + 7 * i) % size]}",
+             0.2 + 0.8 * ((i * 37) % 11) / 10, (i * 13) % 90) for i in range(n)]
+
+
+def latencies(store, asked, now) -> tuple[list[float], list[list[str]]]:
+    """Per-question seconds, and each question's top 5 ids."""
+    seconds, tops = [], []
+    for q in asked:
+        start = time.perf_counter()
+        hits = store.explain(q, 5, now)
+        seconds.append(time.perf_counter() - start)
+        tops.append([h.get("id", f"s{h.get('row')}") for h in hits])
+    return seconds, tops
+
+
+def fill_numpy(rows, embedder) -> tuple[SemanticMemoryStore, float, int]:
+    """The numpy store filled through store(): it, the seconds, and the bytes the process grew by."""
+    before = psutil.Process().memory_info().rss
+    store = SemanticMemoryStore(embedder=embedder, lexical_weight=0.0, reply_weight=0.0)
+    return store, fill(store, rows), psutil.Process().memory_info().rss - before
+
+
+def through_sqlite(store, folder: str, embedder) -> tuple[SemanticMemoryStore, dict]:
+    """Save to a SQLite file and load back: the loaded store and the save / load seconds and file bytes."""
+    path = Path(folder) / "bench.db"
+    with MemoryDB(path) as db:
+        start = time.perf_counter()
+        db.save(store, user_id="bench")
+        saved = time.perf_counter() - start
+        db.compact()
+        start = time.perf_counter()
+        loaded = db.load(user_id="bench", embedder=embedder)
+        return loaded, {"save": saved, "load": time.perf_counter() - start, "bytes": path.stat().st_size}
+
+
+def bulk_load(dsn: str, rows, vectors: np.ndarray) -> dict:
+    """Rows API_ROWS.. by COPY (as the server's owner: COPY FROM obeys no policy), then the HNSW index built."""
+    with psycopg.connect(dsn, autocommit=True) as admin:
+        register_vector(admin)
+        admin.execute("DROP INDEX memories_embedding")
+        start = time.perf_counter()
+        with admin.cursor() as cursor, cursor.copy(
+                "COPY memories (user_id, seq, text, memory_type, embedding, importance, created, accessed) "
+                "FROM STDIN") as copy:
+            for seq in range(API_ROWS, len(rows)):
+                text, importance, day = rows[seq]
+                when = EPOCH + timedelta(days=day)
+                copy.write_row(("bench", seq, text, "general", vectors[seq], importance, when, when))
+        loaded = time.perf_counter() - start
+        admin.execute("SET maintenance_work_mem = '1GB'")
+        start = time.perf_counter()
+        admin.execute("CREATE INDEX memories_embedding ON memories USING hnsw (embedding vector_cosine_ops)")
+        built = time.perf_counter() - start
+        admin.execute("VACUUM ANALYZE memories")
+        sizes = admin.execute("SELECT pg_table_size('memories'), pg_relation_size('memories_embedding'), "
+                              "pg_total_relation_size('memories')").fetchone()
+        assert admin.execute("SELECT count(embedding) FROM memories").fetchone()[0] == len(rows)
+    return {"copy": loaded, "index": built, "table": sizes[0], "hnsw": sizes[1], "total": sizes[2]}
+
+
+def knn_recall(pg_store, matrix: np.ndarray, questions: np.ndarray, ef_search: int) -> tuple[float, float]:
+    """recall@5 of the index's nearest neighbours (cosine) against exact search over ``matrix``, and the median
+    milliseconds of one such index search."""
+    pg_store.conn.execute("SELECT set_config('hnsw.ef_search', %s, false)", [str(ef_search)])
+    found, seconds = 0, []
+    for q in questions:
+        exact = set(np.argsort(-(matrix @ q), kind="stable")[:5].tolist())
+        start = time.perf_counter()
+        got = {r[0] for r in pg_store.conn.execute("SELECT seq FROM memories ORDER BY embedding <=> %s LIMIT 5",
+                                                   [q.astype(np.float32)])}
+        seconds.append(time.perf_counter() - start)
+        found += len(exact & got)
+    return found / (5 * len(questions)), float(np.median(seconds)) * 1000
+
+
+def scale(dsn: str, n: int, folder: str) -> None:
+    embedder, rows = SubwordEmbedder(256), varied_memories(n)
+    asked, now = questions(), EPOCH + timedelta(days=100)
+    numpy_store, numpy_fill, numpy_rss = fill_numpy(rows, embedder)
+    print(f"numpy: {n:,} store() in {numpy_fill:.1f} s", flush=True)
+    loaded, sqlite = through_sqlite(numpy_store, folder, embedder)
+    print(f"sqlite: saved in {sqlite['save']:.1f} s, loaded in {sqlite['load']:.1f} s", flush=True)
+    pg_dsn = fresh_dsn(dsn)
+    with PgMemoryStore(pg_dsn, user_id="bench", embedder=embedder) as pg_store:
+        pg_fill = fill(pg_store, rows[:API_ROWS])
+        start = time.perf_counter()
+        vectors = embedder.embed([text for text, _, _ in rows])
+        embed_time = time.perf_counter() - start
+        bulk = bulk_load(pg_dsn, rows, vectors)
+        print(f"postgres: {API_ROWS:,} store() in {pg_fill:.1f} s, COPY {n - API_ROWS:,} in {bulk['copy']:.1f} s, "
+              f"HNSW built in {bulk['index']:.1f} s", flush=True)
+        times = {"numpy": latencies(numpy_store, asked, now), "sqlite": latencies(loaded, asked, now),
+                 "postgres": latencies(pg_store, asked, now)}
+        matrix, qs = vectors / np.linalg.norm(vectors, axis=1, keepdims=True), embedder.embed(asked[:100])
+        recall = {ef: knn_recall(pg_store, matrix, qs, ef) for ef in (40, 200)}
+        pg_store.conn.execute("RESET hnsw.ef_search")
+    report(n, embed_time, numpy_fill, numpy_rss, pg_fill, sqlite, bulk, times, recall)
+
+
+def report(n, embed_time, numpy_fill, numpy_rss, pg_fill, sqlite, bulk, times, recall) -> None:
+    p = {name: np.percentile(seconds, [50, 95]) * 1000 for name, (seconds, _) in times.items()}
+    agree = {name: sum(a == b for a, b in zip(times["numpy"][1], tops, strict=True))
+             for name, (_, tops) in times.items()}
+    numpy_rate, pg_rate = n / numpy_fill, API_ROWS / pg_fill
+    print(f"\n{n:,} memories, {len(times['numpy'][0])} questions; embedding alone: {n / embed_time:,.0f}/s")
+    print(f"{'':<28}{'numpy':>12}{'SQLite-loaded':>15}{'PostgreSQL':>13}   PostgreSQL / numpy")
+    print(f"{'insert, store() per s':<28}{numpy_rate:>12,.0f}{'':>15}{pg_rate:>13,.0f}   {pg_rate / numpy_rate:.2f}×")
+    print(f"{'bulk: COPY per s':<28}{'':>12}{'':>15}{(n - API_ROWS) / bulk['copy']:>13,.0f}")
+    print(f"{'HNSW index build, s':<28}{'':>12}{'':>15}{bulk['index']:>13.1f}")
+    print(f"{'save / load, s':<28}{'':>12}{sqlite['save']:>7.1f} / {sqlite['load']:<5.1f}")
+    for k, label in ((0, "p50"), (1, "p95")):
+        print(f"{'retrieve ' + label + ', ms':<28}{p['numpy'][k]:>12.1f}{p['sqlite'][k]:>15.1f}{p['postgres'][k]:>13.1f}"
+              f"   {p['postgres'][k] / p['numpy'][k]:.2f}×")
+    print(f"{'same top 5 as numpy':<28}{agree['numpy']:>12}{agree['sqlite']:>15}{agree['postgres']:>13}")
+    for ef, (share, median) in recall.items():
+        print(f"{f'HNSW recall@5, ef_search {ef}':<28}{'':>12}{'':>15}{share:>13.3f}   "
+              f"(the index search alone: p50 {median:.1f} ms)")
+    print(f"{'memory per memory, bytes':<28}{numpy_rss / n:>12,.0f}{'':>15}{bulk['hnsw'] / n:>13,.0f}"
+          "   (numpy: process growth; PostgreSQL: the HNSW index, what must stay in RAM)")
+    print(f"{'disk per memory, bytes':<28}{'':>12}{sqlite['bytes'] / n:>15,.0f}{bulk['total'] / n:>13,.0f}"
+          f"   (PostgreSQL: table {bulk['table'] / n:,.0f} + indexes)")
+
+
 def main(sizes: list[int]) -> None:
     with tempfile.TemporaryDirectory() as folder, local_postgres(folder) as server:
         print(f"server started in {server.started_in:.2f} s")
@@ -91,5 +244,14 @@ def main(sizes: list[int]) -> None:
             run(server.dsn, n)
 
 
+def main_scale(n: int) -> None:
+    with tempfile.TemporaryDirectory() as folder, local_postgres(folder) as server:
+        print(f"server started in {server.started_in:.2f} s; {os.cpu_count()} cores")
+        scale(server.dsn, n, folder)
+
+
 if __name__ == "__main__":
-    main([int(a) for a in sys.argv[1:]] or [1_000, 10_000])
+    if sys.argv[1:2] == ["--scale"]:
+        main_scale(int(sys.argv[2]) if len(sys.argv) > 2 else 100_000)
+    else:
+        main([int(a) for a in sys.argv[1:]] or [1_000, 10_000])

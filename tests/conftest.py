@@ -1,7 +1,10 @@
 """Shared test helpers."""
 import importlib.util
+import sqlite3
 import tempfile
+import urllib.parse
 import uuid
+from contextlib import closing
 from pathlib import Path
 
 import pytest
@@ -49,12 +52,18 @@ def proves_checker(checker, solution, wrongs, capsys):
 
 
 @pytest.fixture(scope="session")
-def pg_dsn():
+def pg_server():
     """One PostgreSQL server for the whole run: started from the wheel in a temporary folder (or the server
     TEACHMEM_PG_DSN names), stopped at the end. Not under pytest's own temporary root: every pytest run on the
     machine resets that to owner-only, and the server runs as another system user when tests run as root."""
     with tempfile.TemporaryDirectory(prefix="teachmem-pg-") as folder, local_postgres(folder) as server:
-        yield server.dsn
+        yield server
+
+
+@pytest.fixture(scope="session")
+def pg_dsn(pg_server):
+    """The run's one server, as a postgresql:// DSN."""
+    return pg_server.dsn
 
 
 @pytest.fixture
@@ -62,3 +71,49 @@ def user(request):
     """A user id of this test's own: tests share one table, row-level security keeps them apart (the run's own
     prefix keeps a server named by TEACHMEM_PG_DSN usable run after run)."""
     return f"{RUN}-{request.node.nodeid.rsplit('::', 1)[-1]}"
+
+
+def fresh_database(dsn: str) -> str:
+    """A new, empty database on the server ``dsn`` names, as a postgresql:// DSN."""
+    import psycopg
+    name = f"tm_{uuid.uuid4().hex[:12]}"
+    with psycopg.connect(dsn, autocommit=True) as conn:
+        conn.execute(f"CREATE DATABASE {name}")
+    return urllib.parse.urlunsplit(urllib.parse.urlsplit(dsn)._replace(path="/" + name))
+
+
+def drop_database(dsn: str) -> None:
+    import psycopg
+    name = urllib.parse.urlsplit(dsn).path.lstrip("/")
+    admin = urllib.parse.urlunsplit(urllib.parse.urlsplit(dsn)._replace(path="/postgres"))
+    with psycopg.connect(admin, autocommit=True) as conn:
+        conn.execute(f"DROP DATABASE IF EXISTS {name} WITH (FORCE)")
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+def memorydb_path(request, tmp_path):
+    """Where a MemoryDB keeps its memories, once per back-end: a new SQLite file, or a new PostgreSQL
+    database on the run's one server (dropped afterwards)."""
+    if request.param == "sqlite":
+        yield str(tmp_path / "memory.db")
+        return
+    dsn = fresh_database(request.getfixturevalue("pg_dsn"))
+    yield dsn
+    drop_database(dsn)
+
+
+def stored_rows(db, sql: str) -> list:
+    """Rows of ``sql`` read through a connection of its own (SQLite file or PostgreSQL), beside ``db``'s."""
+    if db.engine == "sqlite":
+        with closing(sqlite3.connect(db.path)) as conn:
+            return conn.execute(sql).fetchall()
+    import psycopg
+    with psycopg.connect(db.path, autocommit=True) as conn:
+        conn.execute("SET search_path TO memorydb")
+        return [tuple(row) for row in conn.execute(sql).fetchall()]
+
+
+def dump(db) -> list:
+    """Everything ``db`` stores, as plain rows (to prove that a failed call changed nothing)."""
+    return [stored_rows(db, "SELECT user_id, name, strategy, state, revision FROM memories ORDER BY id"),
+            stored_rows(db, "SELECT * FROM vectors ORDER BY memory_id, position")]

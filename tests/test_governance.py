@@ -166,9 +166,9 @@ def test_governance_and_store_never_read_the_wall_clock():
 
 # ------------------------------------------------------------ forget
 @needs_erase
-def test_forget_removes_a_text_from_every_tier_and_the_database(noor, tmp_path):
+def test_forget_removes_a_text_from_every_tier_and_the_database(noor, memorydb_path):
     app = assistant(noor)
-    db = MemoryDB(tmp_path / "m.db")
+    db = MemoryDB(memorydb_path)
     for name in ("hybrid", "buffer", "summary", "shared"):
         db.save(getattr(app, name), user_id="noor", name=name)
     other = ConversationBuffer()
@@ -257,9 +257,9 @@ def test_forget_clears_the_word_cache_of_the_embedder():
     (lambda app, db: forget(app, "Noor", db), TypeError, "user_id must be a str"),
     (lambda app, db: forget(app, "Noor", "db.sqlite", user_id="noor"), TypeError, "MemoryDB"),
 ])
-def test_forget_bad_input_changes_nothing(noor, tmp_path, call, error, words):
+def test_forget_bad_input_changes_nothing(noor, memorydb_path, call, error, words):
     app = assistant(noor, upto=6)
-    db = MemoryDB(tmp_path / "m.db")
+    db = MemoryDB(memorydb_path)
     db.save(app.buffer, user_id="noor")
     before = [getattr(app, n).to_state() for n in vars(app)], db.load_state(user_id="noor")
     with pytest.raises(error, match=words):
@@ -406,14 +406,19 @@ def test_forget_matches_what_was_said_not_the_field_names():
 
 
 @needs_erase
-def test_forget_reaches_every_tier_of_the_hybrid_manager(tmp_path):
+def test_forget_reaches_every_tier_of_the_hybrid_manager(memorydb_path):
     manager = feed(HybridMemoryManager(), load_scenario("project_30"))
-    db = MemoryDB(tmp_path / "m.db")
+    db = MemoryDB(memorydb_path)
     db.save(manager, user_id="maya")
     assert "PostgreSQL" in json.dumps(manager.context("which database?"))
     audit = forget(manager, "PostgreSQL", db, user_id="maya")
+    below_sql = {"sqlite": ["database file bytes"], "postgresql": ["dead row versions", "database page bytes"]}
     assert audit.clean and [t.tier for t in audit.tiers] == [
-        "window", "entity", "longterm", "manager (other state)", "database", "database file bytes"]
+        "window", "entity", "longterm", "manager (other state)", "database"] + below_sql[db.engine]
+    if db.engine == "sqlite":
+        assert audit.notes == () and str(audit).endswith("✅ no copy remains")
+    else:     # what no query can reach is said, not hidden
+        assert len(audit.notes) == 1 and "pg_wal" in audit.notes[0] and "backups" in str(audit)
     assert all(t.removed for t in audit.tiers if t.tier in ("window", "entity", "longterm", "database"))
     assert "postgresql" not in json.dumps(manager.context("which database?")).lower()
     assert manager.entity.get_changelog() == []

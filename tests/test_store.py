@@ -21,22 +21,17 @@ from teachmem.memory.semantic import SemanticMemoryStore
 from teachmem.memory.summary import SummaryMemory
 from teachmem.lab.replay import feed
 from teachmem.lab.store import SCHEMA_VERSION, MemoryDB, MemoryNotFound, SchemaVersionError, register_strategy
+from conftest import dump, stored_rows
 
 ROOT = Path(__file__).resolve().parent.parent
 QUERIES = [None, "which database do we use?", "pytest fixtures", "Maya", "nothing related at all"]
 
 
 @pytest.fixture
-def db(tmp_path):
-    with MemoryDB(tmp_path / "memory.db") as database:
+def db(memorydb_path):
+    """The same contract on both back-ends: a SQLite file and a PostgreSQL database."""
+    with MemoryDB(memorydb_path) as database:
         yield database
-
-
-def dump(path) -> list:
-    """Everything stored, as plain rows (to prove that a failed call changed nothing)."""
-    with sqlite3.connect(path) as conn:
-        return [conn.execute("SELECT user_id, name, strategy, state, revision FROM memories ORDER BY id").fetchall(),
-                conn.execute("SELECT * FROM vectors ORDER BY memory_id, position").fetchall()]
 
 
 def strategies(scenario):
@@ -73,9 +68,8 @@ def test_a_reloaded_memory_keeps_working_like_the_original(db, scenario):
 def test_vectors_are_float32_blobs_not_json(db, scenario):
     store = feed(SemanticMemoryStore(embed_dim=128), scenario)
     db.save(store, user_id="maya")
-    with sqlite3.connect(db.path) as conn:
-        state_text = conn.execute("SELECT state FROM memories").fetchone()[0]
-        rows = conn.execute("SELECT dtype, length(data) FROM vectors").fetchall()
+    state_text = stored_rows(db, "SELECT state FROM memories")[0][0]
+    rows = stored_rows(db, "SELECT dtype, length(data) FROM vectors")
     assert len(rows) == len(store.texts) == 30
     assert set(rows) == {("<f4", 128 * 4)}
     assert '"vector":{"$vector":' in state_text and '"vector":[' not in state_text
@@ -106,13 +100,13 @@ class _Vectorish:
 def test_vectors_float32_cannot_hold_are_kept_as_float64(db):
     exact, precise = [0.5, -2.0, 1.0], [0.1, 1 / 3, 1e-300]
     db.save(_Vectorish([exact, precise]), user_id="u")
-    with sqlite3.connect(db.path) as conn:
-        assert [r[0] for r in conn.execute("SELECT dtype FROM vectors ORDER BY position")] == ["<f4", "<f8", "<f4"]
+    assert [r[0] for r in stored_rows(db, "SELECT dtype FROM vectors ORDER BY position")] == ["<f4", "<f8", "<f4"]
     assert db.load(user_id="u").vectors == [exact, precise]
 
 
 # ------------------------------------------------------------ schema
 def test_schema_is_versioned_and_wal(db):
+    assert db.engine in ("sqlite", "postgresql")
     assert db.schema_version == SCHEMA_VERSION == 1
     assert db.journal_mode == "wal"
     assert db.integrity_check() == "ok"
@@ -176,9 +170,8 @@ def test_users_names_listing_revisions_and_deletes(db):
     assert db.delete(user_id="maya", name="chat") and not db.delete(user_id="maya", name="chat")
     assert db.delete_user("maya") == 1 and db.delete_user("maya") == 0
     assert db.users() == ["ola"]
-    with sqlite3.connect(db.path) as conn:   # the vectors went with their memories
-        assert conn.execute("SELECT count(*) FROM vectors v LEFT JOIN memories m ON m.id = v.memory_id "
-                            "WHERE m.id IS NULL").fetchone()[0] == 0
+    assert stored_rows(db, "SELECT count(*) FROM vectors v LEFT JOIN memories m ON m.id = v.memory_id "
+                           "WHERE m.id IS NULL") == [(0,)]      # the vectors went with their memories
 
 
 def test_loading_what_was_never_saved_is_an_error_not_an_empty_memory(db):
@@ -223,10 +216,10 @@ def test_bad_calls_raise_clear_errors_and_change_nothing(db, call, error, words)
     buf = ConversationBuffer()
     buf.add("user", "kept")
     db.save(buf, user_id="u")
-    before = dump(db.path)
+    before = dump(db)
     with pytest.raises(error, match=words):
         call(db, buf)
-    assert dump(db.path) == before
+    assert dump(db) == before
 
 
 def test_a_state_that_is_not_json_is_refused_with_its_path(db):
@@ -331,8 +324,8 @@ def _writer(path: str, worker: int, rounds: int, barrier) -> None:
     db.close()
 
 
-def test_concurrent_writers_lose_nothing(tmp_path):
-    path, workers, rounds = str(tmp_path / "shared.db"), 4, 15
+def test_concurrent_writers_lose_nothing(memorydb_path):
+    path, workers, rounds = memorydb_path, 4, 15
     MemoryDB(path).close()
     ctx = multiprocessing.get_context("fork" if "fork" in multiprocessing.get_all_start_methods() else "spawn")
     barrier = ctx.Barrier(workers)
@@ -454,8 +447,8 @@ def test_sigkill_mid_batch_keeps_every_committed_memory(tmp_path):
 
 
 @pytest.mark.parametrize("seed", [1, 2])
-def test_sigkill_at_a_random_moment_keeps_every_committed_memory(tmp_path, seed):
-    path = tmp_path / "killed.db"
+def test_sigkill_at_a_random_moment_keeps_every_committed_memory(memorydb_path, seed):
+    path = memorydb_path
     committed, _ = run_and_kill(path, pause_at=-1, delay=random.Random(seed).uniform(0.05, 0.4))
     batches = check_after_kill(path, committed)
     assert max(batches) <= max(committed) + 1

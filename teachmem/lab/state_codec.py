@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 from typing import Any, Iterable, TypeVar
 
 import numpy as np
@@ -33,10 +34,11 @@ from teachmem.memory.summary import SummaryMemory
 from teachmem.memory.token_window import TokenBudgetWindow
 from teachmem.memory.window import SlidingWindowMemory
 
-__all__ = ["canonical_name", "decode_state", "encode_state", "register_strategy", "strategy_class",
+__all__ = ["canonical_name", "decode_state", "encode_state", "raw_count", "register_strategy", "strategy_class",
            "strategy_name"]
 
 _VECTOR_KEYS = ("vector", "embedding")
+_JSON_WHITESPACE = re.compile(r"\\[nrt]")
 _PLACEHOLDER = "$vector"
 
 # Strategies the database may rebuild, by the stable name each declares as ``kind``.
@@ -188,3 +190,9 @@ def decode_state(text: str, vectors: Iterable[tuple[str, bytes]]) -> dict:
     if not isinstance(state, dict):
         raise ValueError(f"its state is a {type(state).__name__}, not an object")
     return state
+
+
+def raw_count(pattern: re.Pattern, data: bytes) -> int:
+    """How often ``pattern`` occurs in stored bytes, read as text. States are stored as JSON, where a newline or
+    tab is written ``\\n`` / ``\\t``: those count as whitespace here too."""
+    return len(pattern.findall(_JSON_WHITESPACE.sub(" ", data.decode("utf-8", errors="replace"))))

@@ -1,4 +1,4 @@
-"""MemoryDB: every strategy's memory, per user, in one SQLite file.
+"""MemoryDB: every strategy's memory, per user, in one SQLite file or a PostgreSQL database.
 
 The most common memory bug: the memory lives in a Python variable, the server
 restarts, and the user is silently forgotten. The fix is to treat memory like
@@ -26,8 +26,12 @@ store, on the ``sqlite3`` module of the standard library (one file, no server).
 * **Deleting means deleting.** ``secure_delete`` zeroes freed space, and
   ``compact()`` folds the write-ahead log back, so a deleted memory does not
   linger in the file's bytes.
+* **Or a server.** Given a ``postgresql://`` DSN instead of a path, the same
+  SQL runs on PostgreSQL (``teachmem.lab.pg_file``): one contract, two
+  back-ends, each opening, locking, compacting and auditing its own way.
 
-Taught in notebooks/09_persistence_and_governance.ipynb.
+Taught in notebooks/09_persistence_and_governance.ipynb and
+notebooks/10_from_laptop_to_production.ipynb.
 """
 from __future__ import annotations
 
@@ -35,14 +39,14 @@ import inspect
 import json
 import math
 import os
-import re
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Callable
 
 from teachmem.core.text import forget_pattern
 from teachmem.core.validate import require_text
-from teachmem.lab.sqlite_file import APPLICATION_ID, SCHEMA_VERSION, SchemaVersionError, open_database
+from teachmem.lab.pg_file import PgDatabase, is_dsn
+from teachmem.lab.sqlite_file import APPLICATION_ID, SCHEMA_VERSION, SchemaVersionError, SqliteFile
 from teachmem.lab.state_codec import (canonical_name, decode_state, encode_state, register_strategy, strategy_class,
                                       strategy_name)
 
@@ -55,9 +59,6 @@ class MemoryNotFound(KeyError):
 
     def __str__(self) -> str:   # KeyError would print the message with quotes around it
         return str(self.args[0])
-
-
-_JSON_WHITESPACE = re.compile(r"\\[nrt]")
 
 
 def _strings(value):
@@ -88,13 +89,15 @@ def require_user_id(name: str, value) -> str:
 
 
 class MemoryDB:
-    """Save and load any strategy's memory, per user, in one SQLite file.
+    """Save and load any strategy's memory, per user, in one SQLite file or a PostgreSQL database.
 
-    ``path`` is a file (created if missing, in a folder that exists) or
-    ``":memory:"`` for a throwaway database. One ``MemoryDB`` per process (or
+    ``path`` is a file (created if missing, in a folder that exists),
+    ``":memory:"`` for a throwaway database, or a ``postgresql://`` DSN (the
+    tables are created in its schema ``memorydb``). One ``MemoryDB`` per process (or
     thread); many processes may open the same file at once. ``timeout`` is
     how long to wait for another process's write before giving up with
-    ``sqlite3.OperationalError``. ``read_only=True`` never creates or
+    ``sqlite3.OperationalError`` (on PostgreSQL, ``psycopg.errors.LockNotAvailable``).
+    ``read_only=True`` never creates or
     changes the file and refuses every write with a ``PermissionError``.
 
     Taught in notebooks/09_persistence_and_governance.ipynb.
@@ -110,41 +113,46 @@ class MemoryDB:
         if not isinstance(read_only, bool):
             raise TypeError(f"read_only must be a bool, got {type(read_only).__name__}")
         self.path, self.read_only = os.fspath(path), read_only
-        self._conn, self.journal_mode = open_database(self.path, float(timeout), read_only)
+        engine = PgDatabase if is_dsn(path) else SqliteFile
+        self._db: SqliteFile | PgDatabase = engine(self.path, float(timeout), read_only)
+        self.journal_mode = self._db.journal_mode
         self._depth = 0     # how many transactions/savepoints are open
 
     @property
+    def engine(self) -> str:
+        """``"sqlite"`` or ``"postgresql"``: which back-end holds the memories."""
+        return "postgresql" if isinstance(self._db, PgDatabase) else "sqlite"
+
+    @property
     def schema_version(self) -> int:
-        return self._conn.execute("PRAGMA user_version").fetchone()[0]
+        return self._db.schema_version()
 
     # ------------------------------------------------------------ transactions
     @contextmanager
     def _write(self, what: str):
-        """One transaction (the outermost) or a savepoint inside one (nested).
-
-        ``BEGIN IMMEDIATE`` takes the write lock at the start: a transaction
-        that reads first and asks for the lock later can find that another
-        process wrote in between, and SQLite then fails it at once.
-        """
+        """One transaction (the outermost, holding the back-end's write lock) or a savepoint inside one."""
         if self.read_only:
-            raise PermissionError(f"{what} writes, and {self.path!r} was opened with read_only=True")
+            raise PermissionError(f"{what} writes, and {self._db.where} was opened with read_only=True")
         outer = self._depth == 0
-        self._conn.execute("BEGIN IMMEDIATE" if outer else f"SAVEPOINT sp{self._depth}")
+        if outer:
+            self._db.begin()
+        else:
+            self._db.execute(f"SAVEPOINT sp{self._depth}")
         self._depth += 1
         try:
             yield
         except BaseException:
             self._depth -= 1
-            self._conn.execute("ROLLBACK" if outer else f"ROLLBACK TO sp{self._depth}")
+            self._db.execute("ROLLBACK" if outer else f"ROLLBACK TO sp{self._depth}")
             if not outer:
-                self._conn.execute(f"RELEASE sp{self._depth}")
+                self._db.execute(f"RELEASE sp{self._depth}")
             raise
         self._depth -= 1
         try:
-            self._conn.execute("COMMIT" if outer else f"RELEASE sp{self._depth}")
+            self._db.execute("COMMIT" if outer else f"RELEASE sp{self._depth}")
         except BaseException:
-            if outer and self._conn.in_transaction:   # e.g. a full disk: undo, do not leave it half open
-                self._conn.execute("ROLLBACK")
+            if outer and self._db.in_transaction():   # e.g. a full disk: undo, do not leave it half open
+                self._db.execute("ROLLBACK")
             raise
 
     @contextmanager
@@ -172,19 +180,19 @@ class MemoryDB:
         except (TypeError, ValueError) as err:
             raise type(err)(f"memory cannot be saved: {err}") from None
         with self._write("save()"):
-            row = self._conn.execute("SELECT id, revision FROM memories WHERE user_id=? AND name=?",
-                                     (user_id, name)).fetchone()
+            row = self._db.execute("SELECT id, revision FROM memories WHERE user_id=? AND name=?",
+                                   (user_id, name)).fetchone()
             if row is None:
                 revision = 1
-                memory_id = self._conn.execute(
-                    "INSERT INTO memories (user_id, name, strategy, state, revision) VALUES (?, ?, ?, ?, 1)",
-                    (user_id, name, strategy, text)).lastrowid
+                memory_id = self._db.execute(
+                    "INSERT INTO memories (user_id, name, strategy, state, revision) VALUES (?, ?, ?, ?, 1) "
+                    "RETURNING id", (user_id, name, strategy, text)).fetchone()[0]
             else:
                 memory_id, revision = row[0], row[1] + 1
-                self._conn.execute("UPDATE memories SET strategy=?, state=?, revision=? WHERE id=?",
-                                   (strategy, text, revision, memory_id))
-                self._conn.execute("DELETE FROM vectors WHERE memory_id=?", (memory_id,))
-            self._conn.executemany(
+                self._db.execute("UPDATE memories SET strategy=?, state=?, revision=? WHERE id=?",
+                                 (strategy, text, revision, memory_id))
+                self._db.execute("DELETE FROM vectors WHERE memory_id=?", (memory_id,))
+            self._db.executemany(
                 "INSERT INTO vectors (memory_id, position, dtype, data) VALUES (?, ?, ?, ?)",
                 [(memory_id, i, v.dtype.str, v.tobytes()) for i, v in enumerate(vectors)])
         return revision
@@ -192,12 +200,12 @@ class MemoryDB:
     def load_state(self, *, user_id: str, name: str = "default") -> tuple[str, dict]:
         """``(strategy name, state)`` as saved, vectors back as lists of floats."""
         user_id, name = self._ids(user_id, name)
-        row = self._conn.execute("SELECT id, strategy, state FROM memories WHERE user_id=? AND name=?",
+        row = self._db.execute("SELECT id, strategy, state FROM memories WHERE user_id=? AND name=?",
                                  (user_id, name)).fetchone()
         if row is None:
             raise MemoryNotFound(f"no memory named {name!r} is saved for user {user_id!r}")
         try:
-            state = decode_state(row[2], self._conn.execute(
+            state = decode_state(row[2], self._db.execute(
                 "SELECT dtype, data FROM vectors WHERE memory_id=? ORDER BY position", (row[0],)).fetchall())
         except ValueError as err:     # the file was edited by hand or by another program
             raise _damaged(user_id, name, str(err)) from None
@@ -249,29 +257,29 @@ class MemoryDB:
     # ------------------------------------------------------------ listing
     def exists(self, *, user_id: str, name: str = "default") -> bool:
         user_id, name = self._ids(user_id, name)
-        return self._conn.execute("SELECT 1 FROM memories WHERE user_id=? AND name=?",
+        return self._db.execute("SELECT 1 FROM memories WHERE user_id=? AND name=?",
                                   (user_id, name)).fetchone() is not None
 
     def revision(self, *, user_id: str, name: str = "default") -> int:
         """How many times this memory was saved (0 if never)."""
         user_id, name = self._ids(user_id, name)
-        row = self._conn.execute("SELECT revision FROM memories WHERE user_id=? AND name=?",
+        row = self._db.execute("SELECT revision FROM memories WHERE user_id=? AND name=?",
                                  (user_id, name)).fetchone()
         return row[0] if row else 0
 
     def users(self) -> list[str]:
         """Every user with at least one saved memory, sorted."""
-        return [r[0] for r in self._conn.execute("SELECT DISTINCT user_id FROM memories ORDER BY user_id")]
+        return [r[0] for r in self._db.execute("SELECT DISTINCT user_id FROM memories ORDER BY user_id")]
 
     def names(self, *, user_id: str) -> list[str]:
         """The names of ``user_id``'s saved memories, sorted."""
         require_user_id("user_id", user_id)
-        return [r[0] for r in self._conn.execute("SELECT name FROM memories WHERE user_id=? ORDER BY name",
+        return [r[0] for r in self._db.execute("SELECT name FROM memories WHERE user_id=? ORDER BY name",
                                                  (user_id,))]
 
     def listing(self) -> list[tuple[str, str, str, int]]:
         """``(user_id, name, strategy, revision)`` for every saved memory, sorted."""
-        return [(u, n, canonical_name(s), r) for u, n, s, r in self._conn.execute(
+        return [(u, n, canonical_name(s), r) for u, n, s, r in self._db.execute(
             "SELECT user_id, name, strategy, revision FROM memories ORDER BY user_id, name")]
 
     def find(self, text_or_pattern, *, user_id: str | None = None) -> list[tuple[str, str]]:
@@ -285,7 +293,7 @@ class MemoryDB:
         query, args = "SELECT user_id, name, state FROM memories", ()   # type: tuple[str, tuple]
         if user_id is not None:
             query, args = query + " WHERE user_id=?", (require_user_id("user_id", user_id),)
-        return sorted((u, n) for u, n, state in self._conn.execute(query, args)
+        return sorted((u, n) for u, n, state in self._db.execute(query, args)
                       if any(pattern.search(s) for s in _strings(json.loads(state))))
 
     # ------------------------------------------------------------ delete
@@ -293,55 +301,63 @@ class MemoryDB:
         """Delete one memory; True if there was one."""
         user_id, name = self._ids(user_id, name)
         with self._write("delete()"):
-            return self._conn.execute("DELETE FROM memories WHERE user_id=? AND name=?",
+            return self._db.execute("DELETE FROM memories WHERE user_id=? AND name=?",
                                       (user_id, name)).rowcount > 0
 
     def delete_user(self, user_id: str) -> int:
         """Delete every memory of ``user_id``; returns how many there were."""
         require_user_id("user_id", user_id)
         with self._write("delete_user()"):
-            return self._conn.execute("DELETE FROM memories WHERE user_id=?", (user_id,)).rowcount
+            return self._db.execute("DELETE FROM memories WHERE user_id=?", (user_id,)).rowcount
 
     # ------------------------------------------------------------ the file itself
     def compact(self) -> None:
-        """Fold the write-ahead log into the file, truncate it, and rebuild the file.
+        """Leave only live data on disk.
 
-        After deleting, old page images can still sit in the ``-wal`` file and
-        in free pages. This leaves only live data on disk.
+        After deleting, old page images can still sit in SQLite's ``-wal`` file
+        and in free pages: this folds the log into the file, truncates it, and
+        rebuilds the file. On PostgreSQL, old row versions stay in their pages
+        until VACUUM: this runs ``VACUUM FULL`` (which locks the tables while
+        it rewrites them).
         """
         if self.read_only:
-            raise PermissionError(f"compact() writes, and {self.path!r} was opened with read_only=True")
+            raise PermissionError(f"compact() writes, and {self._db.where} was opened with read_only=True")
         if self._depth:
             raise RuntimeError("compact() cannot run inside a batch")
-        self._conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
-        self._conn.execute("VACUUM")
-        self._conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        self._db.compact()
 
     def files(self) -> list[Path]:
-        """The files on disk that hold this database's bytes (the file, its WAL)."""
-        if self.path == ":memory:":
-            return []
-        return [p for p in (Path(self.path), Path(self.path + "-wal")) if p.exists()]
+        """The files on disk that hold this database's bytes (the file, its WAL; none for a server)."""
+        return self._db.files()
 
     def raw_matches(self, text_or_pattern) -> int:
-        """How often ``text_or_pattern`` occurs in the raw bytes of the files.
+        """How often ``text_or_pattern`` occurs in the raw bytes: the files, or the server's table pages.
 
         A check below the SQL level: deleted rows that were not overwritten
         would still be found here. (A copy split across two pages would not:
         that is why deletion also zeroes freed space rather than relying on
         this scan alone.) States are stored as JSON, where a newline or tab
         is written ``\\n`` / ``\\t``: those count as whitespace here too.
+        Reading a server's pages needs a superuser.
         """
-        pattern = forget_pattern(text_or_pattern)   # any case, any whitespace between words
-        return sum(len(pattern.findall(_JSON_WHITESPACE.sub(" ", p.read_bytes().decode("utf-8", errors="replace"))))
-                   for p in self.files())
+        return self._db.raw_matches(forget_pattern(text_or_pattern))   # any case, any whitespace between words
+
+    def leftovers(self, text_or_pattern, elsewhere: int = 0) -> list[tuple[str, int]]:
+        """``(check, copies)`` below SQL, for ``forget``'s audit: the file's bytes (SQLite); dead row versions
+        and page bytes (PostgreSQL). ``elsewhere``: copies other users' live memories hold, not counted."""
+        return self._db.leftovers(forget_pattern(text_or_pattern), elsewhere)
+
+    @property
+    def caveat(self) -> str:
+        """What ``forget``'s audit cannot check on this back-end ("" when nothing it knows of)."""
+        return self._db.caveat
 
     def integrity_check(self) -> str:
-        """SQLite's own check of the file: ``"ok"`` when every page and index is sound."""
-        return "\n".join(r[0] for r in self._conn.execute("PRAGMA integrity_check"))
+        """The engine's own check (SQLite's ``integrity_check``, PostgreSQL's ``amcheck``): ``"ok"`` when sound."""
+        return self._db.integrity_check()
 
     def close(self) -> None:
-        self._conn.close()
+        self._db.close()
 
     def __enter__(self) -> "MemoryDB":
         return self
@@ -349,5 +365,6 @@ class MemoryDB:
     def __exit__(self, *exc) -> None:
         self.close()
 
-    def __repr__(self) -> str:
-        return f"MemoryDB({self.path!r}{', read_only=True' if self.read_only else ''})"
+    def __repr__(self) -> str:     # a DSN may hold a password: name the database instead
+        where = f"<{self._db.where}>" if self.engine == "postgresql" else repr(self.path)
+        return f"MemoryDB({where}{', read_only=True' if self.read_only else ''})"

@@ -1,0 +1,100 @@
+"""Notebook 10's checkers: what row-level security lets a connection see, and a nearest-neighbour query the HNSW
+index can serve.
+
+Taught in notebooks/10_from_laptop_to_production.ipynb.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from teachmem.lab.postgres import INSTALL_HINT
+from teachmem.lessons.common import CheckResult, after_prediction, answer_checker, prediction_problem
+
+try:
+    import psycopg
+    from pgvector.psycopg import register_vector
+except ImportError:
+    psycopg = None    # type: ignore[assignment]
+
+__all__ = ["after_prediction", "check_index_query", "check_rls_prediction", "exercise_vectors", "plan_nodes",
+           "plan_shape"]
+
+ITEMS = 600          # rows of the checker's own table: enough for an index, small enough to build in a second
+DIM = 8
+QUERIES = 5
+
+
+@answer_checker("prediction")
+def check_rls_prediction(prediction: object) -> str | None:
+    """Exercise 10.1: how many rows does ``SELECT count(*) FROM memories WHERE user_id = 'maya'`` count on a
+    connection of the application's role that serves noor?
+
+    The policy ``USING (user_id = current_setting('app.user_id'))`` is added to every query of that role, so
+    the known answer is 0, whatever the query's own WHERE clause asks for.
+    """
+    return prediction_problem(prediction, 0,
+                              "Row-level security adds the policy's condition (user_id = the connection's user, "
+                              "noor) to the query: a row must be maya's and noor's at once, and none is.")
+
+
+def exercise_vectors() -> tuple[np.ndarray, np.ndarray]:
+    """The checker's table and questions: ``ITEMS`` unit vectors near a few directions, and ``QUERIES`` questions."""
+    rng = np.random.default_rng(10)
+    centres = rng.normal(size=(6, DIM))
+    items = centres[rng.integers(0, 6, ITEMS)] + 0.4 * rng.normal(size=(ITEMS, DIM))
+    questions = centres[:QUERIES] + 0.4 * rng.normal(size=(QUERIES, DIM))
+    return [v / np.linalg.norm(v, axis=1, keepdims=True) for v in (items, questions)]  # type: ignore[return-value]
+
+
+def plan_shape(lines: list[str]) -> str:
+    """A plan's shape: its operations (and the conditions an index or a filter applies), not the details
+    (sort keys, window clauses) whose long expressions hide the shape."""
+    return "\n".join(line for line in lines if ":" not in line or line.strip().startswith(("Index Cond", "Filter")))
+
+
+def plan_nodes(conn, query: str, params: dict) -> list[str]:
+    """The operations of ``query``'s plan (``Index Scan using …``, ``Seq Scan on …``, ``Sort``…), no costs."""
+    shape = plan_shape([line[0] for line in conn.execute("EXPLAIN (COSTS OFF) " + query, params)])
+    return [line.strip().removeprefix("->").strip() for line in shape.splitlines() if ":" not in line]
+
+
+def _index_query_problem(query: object, dsn: str) -> str | None:
+    if not isinstance(query, str):
+        raise TypeError(f"write the query as a string of SQL, got {type(query).__name__}")
+    if "%(query)s" not in query:
+        raise ValueError("the query must compare with the question vector, written %(query)s")
+    items, questions = exercise_vectors()
+    with psycopg.connect(dsn, autocommit=True) as conn:
+        conn.execute("CREATE EXTENSION IF NOT EXISTS vector")
+        register_vector(conn)
+        conn.execute(f"CREATE TEMP TABLE items (id integer PRIMARY KEY, embedding vector({DIM}))")
+        with conn.cursor() as cursor:
+            cursor.executemany("INSERT INTO items VALUES (%s, %s)", list(enumerate(items.astype(np.float32))))
+        conn.execute("CREATE INDEX ON items USING hnsw (embedding vector_cosine_ops)")
+        conn.execute("ANALYZE items")
+        conn.execute("SET enable_seqscan = off")     # the planner takes the index whenever the query lets it
+        try:
+            nodes = plan_nodes(conn, query, {"query": questions[0].astype(np.float32)})
+            found = [[row[0] for row in conn.execute(query, {"query": q.astype(np.float32)}).fetchall()]
+                     for q in questions]
+        except (psycopg.Error, KeyError) as err:     # KeyError: a %(name)s placeholder other than %(query)s
+            return f"PostgreSQL could not run the query ({type(err).__name__}: {err}); select id FROM items"
+    exact = [[int(i) for i in np.argsort(-(items @ q), kind="stable")[:5]] for q in questions]    # cosine, numpy
+    if not any(node.startswith("Index Scan using items_embedding_idx") for node in nodes):
+        return (f"the plan is {' → '.join(nodes)}: the HNSW index is not used. It can only hand over rows in "
+                "order of increasing distance (ORDER BY embedding <=> %(query)s, then LIMIT)")
+    if found != exact:
+        return (f"the index is used, but the first question's five nearest are {exact[0]} and the query returned "
+                f"{found[0]}: return the id, nearest first, five rows")
+    return None
+
+
+def check_index_query(query: object, dsn: str) -> CheckResult:
+    """Exercise 10.2: ``query`` (SQL with ``%(query)s``) finds the 5 items nearest a question through the HNSW index.
+
+    The checker builds its own temporary table ``items(id, embedding vector(8))`` with an HNSW cosine index on the
+    server ``dsn`` names, reads the plan, and compares the ids with exact cosine search in numpy.
+    """
+    if psycopg is None:
+        raise RuntimeError(f"this exercise needs psycopg and pgvector: {INSTALL_HINT}")
+    return answer_checker("nearest five through the index")(lambda q: _index_query_problem(q, dsn))(query)

@@ -1,0 +1,67 @@
+"""Every exercise of notebook 10: the worked solution passes its checker, a plausible wrong answer fails it,
+and an answer that just hands over teachmem's own implementation fails it too."""
+import json
+
+import pytest
+
+from conftest import ROOT, load_solutions
+from teachmem import PgMemoryStore
+from teachmem.lab.pg_rank import RANKED
+from teachmem.lessons import production as lesson
+
+s10 = load_solutions("10_from_laptop_to_production")
+
+
+def passes(result, capsys):
+    assert result, capsys.readouterr().out
+    assert "✅" in capsys.readouterr().out
+
+
+def fails(result, capsys) -> str:
+    out = capsys.readouterr().out
+    assert not result and "❌" in out, out
+    return out
+
+
+def test_10_1_rls_prediction(capsys):
+    passes(lesson.check_rls_prediction(s10.rls_prediction), capsys)
+    assert "you predicted 30" in fails(lesson.check_rls_prediction(30), capsys)      # maya's rows, as asked
+    fails(lesson.check_rls_prediction(1), capsys)                                  # noor's row
+    fails(lesson.check_rls_prediction(PgMemoryStore.__len__), capsys)              # code, not a prediction
+    fails(lesson.check_rls_prediction("0"), capsys)
+    assert not lesson.check_rls_prediction(...)
+    assert "not answered yet" in capsys.readouterr().out
+
+
+def test_10_2_a_query_the_index_can_serve(pg_dsn, capsys):
+    passes(lesson.check_index_query(s10.NEAREST, pg_dsn), capsys)
+    similarity = "SELECT id FROM items ORDER BY 1 - (embedding <=> %(query)s) DESC LIMIT 5"   # the stub
+    assert "Seq Scan on items" in fails(lesson.check_index_query(similarity, pg_dsn), capsys)
+    euclidean = "SELECT id FROM items ORDER BY embedding <-> %(query)s LIMIT 5"        # no index for <->
+    assert "not used" in fails(lesson.check_index_query(euclidean, pg_dsn), capsys)
+    four = "SELECT id FROM items ORDER BY embedding <=> %(query)s LIMIT 4"
+    assert "five nearest" in fails(lesson.check_index_query(four, pg_dsn), capsys)
+    fails(lesson.check_index_query(PgMemoryStore.retrieve, pg_dsn), capsys)        # teachmem's own retrieval
+    fails(lesson.check_index_query(RANKED.format(filters=""), pg_dsn), capsys)     # teachmem's own SQL
+    fails(lesson.check_index_query("SELECT id FROM items ORDER BY embeding <=> %(query)s LIMIT 5", pg_dsn), capsys)
+    assert not lesson.check_index_query(..., pg_dsn)
+    assert "not answered yet" in capsys.readouterr().out
+
+
+def test_plan_shape_keeps_the_operations_and_the_conditions():
+    lines = ["Limit", "  ->  Sort", "        Sort Key: (embedding <=> $query)", "        ->  Index Scan using i on t",
+             "              Index Cond: (user_id = 'x')", "              Filter: (retired IS NULL)"]
+    assert lesson.plan_shape(lines).splitlines() == [lines[0], lines[1], lines[3], lines[4], lines[5]]
+
+
+def test_the_stub_in_the_notebook_is_the_wrong_answer_the_test_uses():
+    source = "".join("".join(c["source"]) for c in json.loads(
+        (ROOT / "notebooks" / "10_from_laptop_to_production.ipynb").read_text())["cells"])
+    assert 'NEAREST = "SELECT id FROM items ORDER BY 1 - (embedding <=> %(query)s) DESC LIMIT 5"' in source
+    assert "rls_prediction = ...   # a whole number" in source
+
+
+@pytest.mark.parametrize("bad", [42, b"SELECT id FROM items"])
+def test_a_query_that_is_not_sql_text_is_named(pg_dsn, bad, capsys):
+    assert not lesson.check_index_query(bad, pg_dsn)
+    assert "string of SQL" in capsys.readouterr().out
