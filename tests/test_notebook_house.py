@@ -107,3 +107,51 @@ def test_the_rules_catch_what_they_name():
     assert not INSIDER.search("a seeded generator: np.random.default_rng(seed=7)")
     assert MACHINE_PATH.search('File "/work/main/teachmem/x.py", line 3')
     assert not MACHINE_PATH.search("teachmem/memory/window.py")
+
+
+MAX_CODE_LINE = 100
+PLACEHOLDER = re.compile(r"^(\w+)\s*=\s*(?:\.\.\.|None)[ \t]*(#.*)?$", re.MULTILINE)
+
+
+@pytest.mark.parametrize("path", LESSONS, ids=lambda p: p.stem)
+def test_code_lines_fit_a_projected_notebook(path):
+    for i, cell in enumerate(_cells(path)):
+        if cell.cell_type == "code":
+            long = [line for line in cell.source.splitlines() if len(line) > MAX_CODE_LINE]
+            assert not long, f"{path.name} cell {i} has a code line of {len(long[0])} characters: {long[0][:60]}…"
+
+
+@pytest.mark.parametrize("path", LESSONS, ids=lambda p: p.stem)
+def test_a_prediction_is_not_answered_by_a_stored_output(path):
+    """The cell that runs a prediction's reveal shows nothing until the prediction is written."""
+    cells = _cells(path)
+    for i, cell in enumerate(cells):
+        found = PLACEHOLDER.findall(cell.source) if cell.cell_type == "code" else []
+        for name in [n for n, comment in found if "predict" in (n + comment).lower()]:
+            uses = [j for j in range(i + 1, len(cells)) if cells[j].cell_type == "code"
+                    and re.search(rf"\b{name}\b", cells[j].source)]
+            assert uses, f"{path.name} cell {i}: nothing checks {name}"
+            reveal = cells[uses[0]]
+            runs = [line for line in reveal.source.splitlines() if line.strip()
+                    and not re.match(r"\s*(#|from |import |lesson\.check_)", line)]
+            assert not runs or "after_prediction(" in reveal.source, (
+                f"{path.name} cell {uses[0]} reveals the answer to {name} without lesson.after_prediction({name})")
+
+
+@pytest.mark.parametrize("path", LESSONS, ids=lambda p: p.stem)
+def test_the_prose_teaches_rather_than_pointing_at_the_tests(path):
+    for i, cell in enumerate(_cells(path)):
+        if cell.cell_type == "markdown":
+            assert not re.search(r"tests/\w+\.py|test_\w+\.py", cell.source), (
+                f"{path.name} cell {i} sends the learner to the test suite: say what is checked instead")
+
+
+def test_the_workshop_arithmetic_starts_from_each_notebooks_own_time():
+    """The README's plan subtracts from each notebook's unrounded estimate: it must be today's."""
+    readme = (ROOT / "README.md").read_text()
+    lines = re.findall(r"^- (\d\d): (\d+\.\d\d) ", readme, re.MULTILINE)
+    assert len(lines) >= 5, "the README's workshop arithmetic is missing"
+    for number, stated in lines:
+        e = estimate_time.estimate(next((ROOT / "notebooks").glob(f"{number}_*.ipynb")))
+        exact = e.words / estimate_time.WORDS_PER_MINUTE + e.code_cells + 8 * len(e.exercises)
+        assert f"{exact:.2f}" == stated, f"README's plan starts {number} from {stated}; the notebook is {exact:.2f}"

@@ -2,7 +2,8 @@
 
 start_here (00), buffer (01), window (02), summary (03), entity (04),
 semantic (05), semantic_upkeep (05b), hybrid (06), compare (07), evaluate (08),
-locomo (08b), persistence (09), internals (09b), production (10), reflection (12);
+locomo (08b), persistence (09), internals (09b), production (10), agent (11),
+reflection (12);
 ``common`` holds what they share: the checker machinery, ``explore`` and the
 figure helper. A notebook imports its own module as ``lesson``::
 
