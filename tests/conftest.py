@@ -39,6 +39,20 @@ def _stub(*args):
     raise NotImplementedError
 
 
+def passes(result, capsys) -> str:
+    """A checker's result passed and said so; what it printed."""
+    out = capsys.readouterr().out
+    assert result and "✅" in out, out
+    return out
+
+
+def fails(result, capsys) -> str:
+    """A checker's result failed and said what differs; what it printed."""
+    out = capsys.readouterr().out
+    assert not result and "❌" in out, out
+    return out
+
+
 def proves_checker(checker, solution, wrongs, capsys):
     """A checker is honest: it passes the worked solution, fails every wrong
     answer with a ❌ line, and reports an untouched stub as not implemented."""

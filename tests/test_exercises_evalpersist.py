@@ -7,7 +7,7 @@ import matplotlib.figure
 import pytest
 from matplotlib.colors import to_rgba
 
-from conftest import load_solutions
+from conftest import fails, load_solutions, passes
 from teachmem import ConversationBuffer, HybridMemoryManager, MemoryDB, evidence_recall, load_locomo, load_scenario
 from teachmem.core.words import STOPWORDS as TEACHMEM_STOPWORDS
 from teachmem.lab.evaluate import default_strategies, evaluate
@@ -25,16 +25,6 @@ s09 = load_solutions("09_persistence_and_governance")
 s09b = load_solutions("09b_sqlite_internals_and_audits")
 
 
-def passes(result, capsys):
-    out = capsys.readouterr().out
-    assert result and "✅" in out, out
-    return out
-
-
-def fails(result, capsys):
-    out = capsys.readouterr().out
-    assert not result and "❌" in out, out
-    return out
 
 
 @pytest.fixture(scope="module")

@@ -4,7 +4,7 @@ import json
 
 import pytest
 
-from conftest import ROOT, load_solutions
+from conftest import ROOT, fails, load_solutions, passes
 from teachmem import PgMemoryStore
 from teachmem.lab.pg_rank import RANKED
 from teachmem.lessons import production as lesson
@@ -12,15 +12,6 @@ from teachmem.lessons import production as lesson
 s10 = load_solutions("10_from_laptop_to_production")
 
 
-def passes(result, capsys):
-    assert result, capsys.readouterr().out
-    assert "✅" in capsys.readouterr().out
-
-
-def fails(result, capsys) -> str:
-    out = capsys.readouterr().out
-    assert not result and "❌" in out, out
-    return out
 
 
 def test_10_1_rls_prediction(capsys):

@@ -3,23 +3,13 @@ and an answer that just calls teachmem's own implementation fails it too."""
 import json
 from pathlib import Path
 
-from conftest import load_solutions
+from conftest import fails, load_solutions, passes
 from teachmem import EpisodicMemory, ReflectiveMemory
 from teachmem.lessons import reflection as lesson
 
 s12 = load_solutions("12_reflection_and_experience")
 
 
-def passes(result, capsys):
-    out = capsys.readouterr().out
-    assert result and "✅" in out, out
-    return out
-
-
-def fails(result, capsys):
-    out = capsys.readouterr().out
-    assert not result and "❌" in out, out
-    return out
 
 
 # ------------------------------------------------------------------ 12.1 · predict the cost of reflecting
