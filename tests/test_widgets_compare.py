@@ -181,6 +181,15 @@ def test_every_turn_has_a_caption_and_a_table_in_html_that_wraps_at_words():
     assert "✓ yes" not in comparison_html(RESULTS, 16) and "✓ yes" in comparison_html(RESULTS, 29)
     assert "PostgreSQL, JSONB support" in _text(comparison_html(RESULTS, 17))     # the semantic store's stale facts
     assert "PostgreSQL, JSONB support" not in _text(comparison_html(RESULTS, 29))  # no one sends them alone
+    stale_column = [re.findall(r"<td[^>]*>(.*?)</td>", row)[5]
+                    for row in comparison_html(RESULTS, 29).split("<tr>")[2:]]
+    assert stale_column == ["none"] * len(RESULTS.strategies)     # judged, and clean: not "cannot be judged"
+
+
+def test_the_fact_labels_are_whole_words():
+    chart = ComparisonChart(RESULTS)      # its own: CHART keeps the turns other tests drew
+    labels = [t.get_text() for t in chart.ax_facts.get_yticklabels()]
+    assert "payments" in labels and "Maya" in labels and not any("…" in label for label in labels)
     assert "<script" not in turn_caption(RESULTS, 1).lower()
 
 

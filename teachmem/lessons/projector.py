@@ -143,7 +143,9 @@ class ComparisonChart:
         self.ax_facts = ax
         self.states = {state: ax.scatter([], [], label=state, **style) for state, style in FACT_STATES.items()}
         ax.set_xticks(range(len(self.names)), self.names, rotation=50, ha="right", rotation_mode="anchor")
-        ax.set_yticks(range(len(facts)), [short(f.value, 16) for f in facts])
+        # a long value is named by what it is ("payments"): a label cut mid-word reads as a glitch
+        ax.set_yticks(range(len(facts)), [f.value if len(f.value) <= 16 else f.attribute.replace("_", " ")
+                                          for f in facts])
         ax.set(xlim=(-0.6, len(self.names) - 0.4), ylim=(len(facts) - 0.5, -0.5))
         ax.set_title("What each strategy holds now", fontsize=TITLE_PT)
         ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.3), ncols=2, fontsize=TEXT_PT, frameon=False,
@@ -264,7 +266,7 @@ def comparison_html(replay: Replay, turn: int) -> str:
     body = "".join(
         "<tr>" + "".join(f'<td style="{CELL}">{cell}</td>' for cell in (
             f"<b>{escaped(r.strategy)}</b>", f"{r.tokens:,}", r.calls, _flag(r.knows), _flag(r.answers),
-            escaped(", ".join(r.stale) or "–"), _sent(r.context))) + "</tr>" for r in rows)
+            escaped(", ".join(r.stale) or "none"), _sent(r.context))) + "</tr>" for r in rows)
     return (f'<div style="{BOX}"><p>The turn-{question.turn} question needs {escaped(question_needs(scenario))}. '
             "– means it cannot be judged yet.</p>"
             '<table style="border-collapse:collapse;width:100%;table-layout:auto">'

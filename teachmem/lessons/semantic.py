@@ -217,7 +217,7 @@ def _store_on(clock, scoring: str) -> SemanticMemoryStore:
 
 
 def plot_early_recall(reports: dict[str, FedReport]) -> Figure:
-    """Strict recall@k against k, one line per scoring: how much of the early evidence the top k hold.
+    """Strict recall@k against k, one line per scoring: how many of the messages that answer the top k hold.
 
     Taught in notebooks/05_semantic_memory.ipynb.
     """
@@ -228,7 +228,7 @@ def plot_early_recall(reports: dict[str, FedReport]) -> Figure:
                 label=f'scoring="{name}"')
     ax.set_xticks(list(next(iter(reports.values())).ks) if reports else [])
     ax.set(title="Questions about the first sessions, asked months later", xlabel="k (memories retrieved)",
-           ylabel="share of the evidence in the top k", ylim=(-0.03, 1.03))
+           ylabel="share of the answering messages in the top k", ylim=(-0.03, 1.03))
     ax.legend(title="store ranked by")
     return fig
 
