@@ -2,6 +2,7 @@
 and an answer that just hands over teachmem's own implementation fails it too."""
 import json
 
+import psycopg
 import pytest
 
 from conftest import ROOT, fails, load_solutions, passes
@@ -10,8 +11,6 @@ from teachmem.lab.pg_rank import RANKED
 from teachmem.lessons import production as lesson
 
 s10 = load_solutions("10_from_laptop_to_production")
-
-
 
 
 def test_10_1_rls_prediction(capsys):
@@ -27,9 +26,17 @@ def test_10_1_rls_prediction(capsys):
 def test_10_2_a_query_the_index_can_serve(pg_dsn, capsys):
     passes(lesson.check_index_query(s10.NEAREST, pg_dsn), capsys)
     similarity = "SELECT id FROM items ORDER BY 1 - (embedding <=> %(query)s) DESC LIMIT 5"   # the stub
-    assert "Seq Scan on items" in fails(lesson.check_index_query(similarity, pg_dsn), capsys)
+    said = fails(lesson.check_index_query(similarity, pg_dsn), capsys)
+    assert "Seq Scan on items" in said and "What does your ORDER BY sort by?" in said
+    assert "<=>" not in said.replace(similarity, "") and "LIMIT" not in said      # a hint, not the answer
     euclidean = "SELECT id FROM items ORDER BY embedding <-> %(query)s LIMIT 5"        # no index for <->
-    assert "not used" in fails(lesson.check_index_query(euclidean, pg_dsn), capsys)
+    said = fails(lesson.check_index_query(euclidean, pg_dsn), capsys)
+    assert "not used" in said and "sorts every row" in said
+    for every in ("SELECT id FROM items ORDER BY embedding <=> %(query)s",              # 40 rows: ef_search's
+                  "SELECT id FROM items ORDER BY 1 - (embedding <=> %(query)s) DESC"):  # 600 rows
+        said = fails(lesson.check_index_query(every, pg_dsn), capsys)
+        assert "your query returns every row; the index stops early only when told how many" in said
+        assert said.count(",") < 5, said                                               # no list of ids
     four = "SELECT id FROM items ORDER BY embedding <=> %(query)s LIMIT 4"
     assert "five nearest" in fails(lesson.check_index_query(four, pg_dsn), capsys)
     fails(lesson.check_index_query(PgMemoryStore.retrieve, pg_dsn), capsys)        # teachmem's own retrieval
@@ -37,6 +44,26 @@ def test_10_2_a_query_the_index_can_serve(pg_dsn, capsys):
     fails(lesson.check_index_query("SELECT id FROM items ORDER BY embeding <=> %(query)s LIMIT 5", pg_dsn), capsys)
     assert not lesson.check_index_query(..., pg_dsn)
     assert "not answered yet" in capsys.readouterr().out
+
+
+STOPPED = "the server was stopped by the notebook's last cell: "
+
+
+def test_a_stopped_server_is_said_in_plain_words(tmp_path, capsys):
+    stopped = f"postgresql://postgres@/postgres?host={tmp_path}&port=5999"      # no server listens there
+    said = fails(lesson.check_index_query(s10.NEAREST, stopped), capsys)
+    assert STOPPED + "run section 1's cell again, then this one" in said
+    said = fails(lesson.check_rls_prediction(s10.rls_prediction, stopped), capsys)
+    assert STOPPED + "run the cells from section 1 down to this one again" in said
+    assert "Traceback" not in said and "OperationalError" not in said and str(tmp_path) not in said
+    with lesson.quiet_if_server_stopped():                                   # the 10.1 cell's own connection
+        psycopg.connect(stopped)
+        raise AssertionError("not reached: the connection fails")
+
+
+def test_10_1_with_a_running_server_checks_the_prediction(pg_dsn, capsys):
+    passes(lesson.check_rls_prediction(s10.rls_prediction, pg_dsn), capsys)
+    assert "you predicted 30" in fails(lesson.check_rls_prediction(30, pg_dsn), capsys)
 
 
 def test_plan_shape_keeps_the_operations_and_the_conditions():

@@ -5,6 +5,9 @@ Taught in notebooks/10_from_laptop_to_production.ipynb.
 """
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
+
 import numpy as np
 
 from teachmem.lab.postgres import INSTALL_HINT
@@ -17,24 +20,54 @@ except ImportError:
     psycopg = None    # type: ignore[assignment]
 
 __all__ = ["after_prediction", "check_index_query", "check_rls_prediction", "exercise_vectors", "plan_nodes",
-           "plan_shape"]
+           "plan_shape", "quiet_if_server_stopped", "server_problem"]
 
 ITEMS = 600          # rows of the checker's own table: enough for an index, small enough to build in a second
 DIM = 8
 QUERIES = 5
 
 
-@answer_checker("prediction")
-def check_rls_prediction(prediction: object) -> str | None:
+STOPPED = "the server was stopped by the notebook's last cell: "
+
+
+def server_problem(dsn: str, rerun: str = "run section 1's cell again, then this one") -> str | None:
+    """None when a server answers at ``dsn``; else a plain sentence saying what to run again (``rerun``)."""
+    if psycopg is None:
+        raise RuntimeError(f"this exercise needs psycopg and pgvector: {INSTALL_HINT}")
+    try:
+        psycopg.connect(dsn, connect_timeout=5).close()
+    except psycopg.OperationalError:
+        return STOPPED + rerun
+    return None
+
+
+@contextmanager
+def quiet_if_server_stopped() -> Iterator[None]:
+    """Runs the block; if the server no longer answers, skips the rest of it quietly (its checker says why)."""
+    try:
+        yield
+    except psycopg.OperationalError:
+        pass
+
+
+def _rls_problem(prediction: object) -> str | None:
+    return prediction_problem(prediction, 0,
+                              "Row-level security adds the policy's condition (user_id = the connection's user, "
+                              "noor) to the query: a row must be maya's and noor's at once, and none is.")
+
+
+def check_rls_prediction(prediction: object, dsn: str | None = None) -> CheckResult:
     """Exercise 10.1: how many rows does ``SELECT count(*) FROM memories WHERE user_id = 'maya'`` count on a
     connection of the application's role that serves noor?
 
     The policy ``USING (user_id = current_setting('app.user_id'))`` is added to every query of that role, so
-    the known answer is 0, whatever the query's own WHERE clause asks for.
+    the known answer is 0, whatever the query's own WHERE clause asks for. Given the server's ``dsn``, a stopped
+    server is reported first, in plain words.
     """
-    return prediction_problem(prediction, 0,
-                              "Row-level security adds the policy's condition (user_id = the connection's user, "
-                              "noor) to the query: a row must be maya's and noor's at once, and none is.")
+    def problem(value: object) -> str | None:
+        rerun = "run the cells from section 1 down to this one again"
+        return (server_problem(dsn, rerun) if dsn is not None else None) or _rls_problem(value)
+    return answer_checker("prediction")(problem)(prediction)
 
 
 def exercise_vectors() -> tuple[np.ndarray, np.ndarray]:
@@ -58,11 +91,14 @@ def plan_nodes(conn, query: str, params: dict) -> list[str]:
     return [line.strip().removeprefix("->").strip() for line in shape.splitlines() if ":" not in line]
 
 
-def _index_query_problem(query: object, dsn: str) -> str | None:
-    if not isinstance(query, str):
-        raise TypeError(f"write the query as a string of SQL, got {type(query).__name__}")
-    if "%(query)s" not in query:
-        raise ValueError("the query must compare with the question vector, written %(query)s")
+SORTS_EVERY_ROW = ("the plan still sorts every row: the index only hands rows over by the distance operator "
+                   "it was built for, nearest first. What does your ORDER BY sort by?")
+EVERY_ROW = "your query returns every row; the index stops early only when told how many"
+
+
+def _run_on_items(query: str, dsn: str) -> tuple[list[str], list[list[int]]] | str:
+    """The plan of ``query`` on the checker's own indexed table, and the ids it returns for each question;
+    or a sentence when PostgreSQL cannot run it."""
     items, questions = exercise_vectors()
     with psycopg.connect(dsn, autocommit=True) as conn:
         conn.execute("CREATE EXTENSION IF NOT EXISTS vector")
@@ -79,13 +115,30 @@ def _index_query_problem(query: object, dsn: str) -> str | None:
                      for q in questions]
         except (psycopg.Error, KeyError) as err:     # KeyError: a %(name)s placeholder other than %(query)s
             return f"PostgreSQL could not run the query ({type(err).__name__}: {err}); select id FROM items"
+    return nodes, found
+
+
+def _index_query_problem(query: object, dsn: str) -> str | None:
+    if not isinstance(query, str):
+        raise TypeError(f"write the query as a string of SQL, got {type(query).__name__}")
+    if "%(query)s" not in query:
+        raise ValueError("the query must compare with the question vector, written %(query)s")
+    stopped = server_problem(dsn)
+    if stopped:
+        return stopped
+    ran = _run_on_items(query, dsn)
+    if isinstance(ran, str):
+        return ran
+    nodes, found = ran
+    items, questions = exercise_vectors()
     exact = [[int(i) for i in np.argsort(-(items @ q), kind="stable")[:5]] for q in questions]    # cosine, numpy
+    if len(found[0]) > len(exact[0]) and not nodes[0].startswith("Limit"):
+        return EVERY_ROW
     if not any(node.startswith("Index Scan using items_embedding_idx") for node in nodes):
-        return (f"the plan is {' → '.join(nodes)}: the HNSW index is not used. It can only hand over rows in "
-                "order of increasing distance (ORDER BY embedding <=> %(query)s, then LIMIT)")
+        return f"the plan is {' → '.join(nodes)}: the HNSW index is not used, and {SORTS_EVERY_ROW}"
     if found != exact:
         return (f"the index is used, but the first question's five nearest are {exact[0]} and the query returned "
-                f"{found[0]}: return the id, nearest first, five rows")
+                f"{found[0][:10]}: return the id, nearest first, five rows")
     return None
 
 
