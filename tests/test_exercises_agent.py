@@ -43,7 +43,7 @@ def test_11_2_a_block_limit_that_sends_the_deadline_to_archival_storage(capsys):
     assert not results[4][0] and "block_limit must be a whole number" in results[4][1]
 
 
-# ------------------------------------------------------------------ the stored notebook keeps 11.1's answer hidden
+# ---------------------------------------------------------- the stored notebook keeps 11.1's answer hidden
 def _notebook_cells():
     path = Path(__file__).resolve().parent.parent / "notebooks" / "11_memory_as_tools.ipynb"
     cells = json.loads(path.read_text())["cells"]
@@ -51,8 +51,8 @@ def _notebook_cells():
 
 
 def test_the_stored_reveal_hides_its_answer_and_its_plot():
-    """The plot of the whole run (the drop and the eviction line at turn 25) stood in the cell after the
-    reveal, so a stored notebook showed the answer before the learner predicted."""
+    """The plot of the whole run (the drop and the eviction line at turn 25) stood in the cell after
+    the reveal, so a stored notebook showed the answer before the learner predicted."""
     cells, sources = _notebook_cells()
     question = next(i for i, s in enumerate(sources) if s.startswith("predicted_turn = ..."))
     reveal = next(i for i, s in enumerate(sources) if "lesson.after_prediction(predicted_turn)" in s)

@@ -7,8 +7,8 @@ calls_prediction = 14
 
 
 def recall_examples(episodes, task, similarity, min_similarity, k):
-    """Exercise 12.2: the ids of at most ``k`` successful episodes rated at least ``min_similarity``,
-    the most similar first; on a tie the newer (stored later) comes first."""
+    """Exercise 12.2: the ids of at most ``k`` successful episodes rated at least
+    ``min_similarity``, the most similar first; on a tie the newer (stored later) comes first."""
     rated = []
     for position, episode in enumerate(episodes):
         if not episode["success"]:
