@@ -1,5 +1,8 @@
 """Every exercise of notebook 11 is honest: the worked solution passes its checker, a plausible wrong
 answer fails it, and an answer read off teachmem's own defaults or trace fails it too."""
+import json
+from pathlib import Path
+
 from conftest import load_solutions
 from teachmem import MemoryAgent
 from teachmem.lessons import agent as lesson
@@ -38,3 +41,43 @@ def test_11_2_a_block_limit_that_sends_the_deadline_to_archival_storage(capsys):
     assert not results[2][0] and "lost test framework: pytest" in results[2][1]
     assert not results[3][0] and "persona must fit block_limit" in results[3][1]
     assert not results[4][0] and "block_limit must be a whole number" in results[4][1]
+
+
+# ---------------------------------------------------------- the stored notebook keeps 11.1's answer hidden
+def _notebook_cells():
+    path = Path(__file__).resolve().parent.parent / "notebooks" / "11_memory_as_tools.ipynb"
+    cells = json.loads(path.read_text())["cells"]
+    return cells, ["".join(c["source"]) for c in cells]
+
+
+def test_the_stored_reveal_hides_its_answer_and_its_plot():
+    """The plot of the whole run (the drop and the eviction line at turn 25) stood in the cell after
+    the reveal, so a stored notebook showed the answer before the learner predicted."""
+    cells, sources = _notebook_cells()
+    question = next(i for i, s in enumerate(sources) if s.startswith("predicted_turn = ..."))
+    reveal = next(i for i, s in enumerate(sources) if "lesson.after_prediction(predicted_turn)" in s)
+    assert reveal == question + 1
+    assert "with lesson.after_prediction(predicted_turn) as show:" in sources[reveal]
+    assert "    show(lesson.plot_context_fill(" in sources[reveal]        # drawn inside the reveal
+    shown = "".join("".join(o.get("text", "")) for o in cells[reveal]["outputs"])
+    assert "first eviction" not in shown and "The output is hidden until" in shown
+    assert sources[reveal + 1].startswith("<details><summary>Why? (open after you have run the cell)</summary>")
+    for cell in cells[:reveal + 2]:                                        # up to the folded explanation
+        assert not any("image/png" in o.get("data", {}) for o in cell.get("outputs", [])), cell["source"][:2]
+    assert sum("plot_context_fill" in s for s in sources) == 1             # and no second copy of the plot
+
+
+def test_the_prose_counts_the_bank_as_printed():
+    """The prose said "five conversations" above a table that prints "mean over 6 scenarios"."""
+    cells, sources = _notebook_cells()
+    at = next(i for i, s in enumerate(sources) if "lesson.compare_bank()" in s)
+    printed = "".join(cells[at]["outputs"][0]["text"])
+    count = int(printed.split("mean over ")[1].split()[0])
+    words = {5: "five", 6: "six", 7: "seven"}
+    assert f"{words[count]} scenarios" in sources[at - 1] and "five conversations" not in sources[at - 1]
+
+
+def test_the_notebook_links_its_solutions_and_the_next_notebook():
+    _, sources = _notebook_cells()
+    assert "](solutions/11_memory_as_tools_solutions.py)" in "".join(sources)
+    assert "**Next:** [12 · Reflection and experience](12_reflection_and_experience.ipynb)" in sources[-1]

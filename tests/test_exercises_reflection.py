@@ -25,44 +25,55 @@ def test_12_1_prediction(capsys):
     assert "not answered yet" in capsys.readouterr().out
 
 
-# ------------------------------------------------------------------ 12.2 · the worked example to show
-def _ignores_failure(episodes, task, similarity, min_similarity):
-    scored = [(similarity(task, e["task"]), e["id"]) for e in episodes]
-    best = max(scored, default=None, key=lambda pair: pair[0])
-    return best[1] if best and best[0] >= min_similarity else None
+# ------------------------------------------------------------------ 12.2 · the worked examples to show
+def _ignores_failure(episodes, task, similarity, min_similarity, k):
+    return s12.recall_examples([dict(e, success=True) for e in episodes], task, similarity,
+                               min_similarity, k)
 
 
-def _strict_minimum(episodes, task, similarity, min_similarity):
-    answer = s12.recall_example(episodes, task, similarity, min_similarity)
-    chosen = next((e for e in episodes if e["id"] == answer), None)
-    return answer if chosen is None or similarity(task, chosen["task"]) > min_similarity else None
+def _strict_minimum(episodes, task, similarity, min_similarity, k):
+    found = s12.recall_examples(episodes, task, similarity, min_similarity, k)
+    tasks = {e["id"]: e["task"] for e in episodes}
+    return [id for id in found if similarity(task, tasks[id]) > min_similarity]
 
 
-def _last_wins_a_tie(episodes, task, similarity, min_similarity):
-    return s12.recall_example(list(reversed(episodes)), task, similarity, min_similarity)
+def _older_wins_a_tie(episodes, task, similarity, min_similarity, k):
+    rated = [(similarity(task, e["task"]), e["id"]) for e in episodes if e["success"]]
+    rated = sorted((r for r in rated if r[0] >= min_similarity), key=lambda r: -r[0])   # stable
+    return [id for _, id in rated[:k]]
 
 
-def _by_teachmem(episodes, task, similarity, min_similarity):
+def _ignores_k(episodes, task, similarity, min_similarity, k):
+    return s12.recall_examples(episodes, task, similarity, min_similarity, len(episodes))
+
+
+def _only_the_best(episodes, task, similarity, min_similarity, k):
+    return s12.recall_examples(episodes, task, similarity, min_similarity, k)[:1]
+
+
+def _by_teachmem(episodes, task, similarity, min_similarity, k):
     memory = EpisodicMemory(min_similarity=min_similarity)
     for e in episodes:
         memory.record(e["task"], ["step"], "done", success=e["success"])
     found = memory.recall(task)
-    return None if found is None else episodes[int(found.id[1:]) - 1]["id"]
+    return [] if found is None else [episodes[int(found.id[1:]) - 1]["id"]][:k]
 
 
-def test_12_2_recall_example(capsys):
-    passes(lesson.check_recall_example(s12.recall_example), capsys)
-    assert "e1" in fails(lesson.check_recall_example(_ignores_failure), capsys)
-    fails(lesson.check_recall_example(_strict_minimum), capsys)
-    fails(lesson.check_recall_example(_last_wins_a_tie), capsys)
-    assert "already does this job" in fails(lesson.check_recall_example(_by_teachmem), capsys)
+def test_12_2_recall_examples(capsys):
+    passes(lesson.check_recall_examples(s12.recall_examples), capsys)
+    assert "e2" in fails(lesson.check_recall_examples(_ignores_failure), capsys)
+    fails(lesson.check_recall_examples(_strict_minimum), capsys)
+    assert "['e3', 'e4']" in fails(lesson.check_recall_examples(_older_wins_a_tie), capsys)
+    fails(lesson.check_recall_examples(_ignores_k), capsys)
+    fails(lesson.check_recall_examples(_only_the_best), capsys)
+    assert "already does this job" in fails(lesson.check_recall_examples(_by_teachmem), capsys)
 
 
 def test_12_2_the_stub_is_not_implemented_yet(capsys):
-    def recall_example(episodes, task, similarity, min_similarity):
+    def recall_examples(episodes, task, similarity, min_similarity, k):
         raise NotImplementedError
 
-    assert not lesson.check_recall_example(recall_example)
+    assert not lesson.check_recall_examples(recall_examples)
     assert "not implemented yet" in capsys.readouterr().out
 
 
@@ -104,3 +115,39 @@ def test_the_stored_notebook_hides_the_answer_until_the_prediction_and_fits_a_pr
     for cell, text in zip(cells, sources, strict=True):
         if cell["cell_type"] == "code":
             assert all(len(line) <= 100 for line in text.splitlines()), text[:60]
+
+
+# ------------------------------------------------------------------ what a learner found in the stored notebook
+def _sources():
+    cells = json.loads((Path(__file__).resolve().parent.parent / "notebooks"
+                        / "12_reflection_and_experience.ipynb").read_text())["cells"]
+    return ["".join(c["source"]) for c in cells]
+
+
+def test_the_static_threshold_view_shows_a_threshold_that_fails_12_3(capsys):
+    """The static view at 4.0 printed a threshold that passes 12.3, three lines above the exercise."""
+    sources = _sources()
+    static = next(s for s in sources if s.startswith("print(lesson.threshold_view("))
+    value = float(static.split("threshold_view(")[1].split(")")[0])
+    fails(lesson.check_threshold(value), capsys)
+    slider = next(s for s in sources if "FloatSlider(value=" in s)
+    assert f"FloatSlider(value={value}," in slider                  # the widget starts there too
+
+
+def test_the_why_explains_both_empty_reflections():
+    memory = lesson.told_ana(ReflectiveMemory(threshold=1.0))
+    assert [len(r["insights"]) for r in memory.reflections] == [0, 0]
+    why = next(s for s in _sources() if s.startswith("<details><summary>Why?"))
+    assert "The second" in why and "at least two" in why
+
+
+def test_every_reflective_memory_but_the_exercises_uses_the_threshold_of_section_1():
+    """The scoreboard used 2.5 unexplained while section 1 uses 2.0."""
+    text = "\n".join(_sources())
+    assert "threshold=2.5" not in text and 'lambda: ReflectiveMemory(threshold=2.0)' in text
+
+
+def test_forgetting_in_section_5_leaves_the_memory_of_section_1_alone():
+    """forget(memory, ...) changed `memory`, so re-running section 1.3 afterwards printed "Lisbon False"."""
+    section_5 = next(s for s in _sources() if "forget(" in s and "MemoryDB" in s)
+    assert "forget(memory" not in section_5 and 'db.load(user_id="ana", name="reflective")' in section_5

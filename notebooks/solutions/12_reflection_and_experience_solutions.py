@@ -6,17 +6,18 @@
 calls_prediction = 14
 
 
-def recall_example(episodes, task, similarity, min_similarity):
-    """Exercise 12.2: the id of the most similar successful episode rated at least ``min_similarity``;
-    the first stored wins a tie; a failed episode is never an example."""
-    best, best_score = None, None
-    for episode in episodes:
+def recall_examples(episodes, task, similarity, min_similarity, k):
+    """Exercise 12.2: the ids of at most ``k`` successful episodes rated at least
+    ``min_similarity``, the most similar first; on a tie the newer (stored later) comes first."""
+    rated = []
+    for position, episode in enumerate(episodes):
         if not episode["success"]:
             continue
         score = similarity(task, episode["task"])
-        if score >= min_similarity and (best_score is None or score > best_score):
-            best, best_score = episode["id"], score
-    return best
+        if score >= min_similarity:
+            rated.append((score, position, episode["id"]))
+    rated.sort(reverse=True)          # the higher score first; on a tie the later position first
+    return [id for _, _, id in rated[:k]]
 
 
 # Exercise 12.3: 4.5 reflects after turns 9, 20 and 29 (three calls) and the first reflection already joins

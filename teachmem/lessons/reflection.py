@@ -69,7 +69,7 @@ def check_calls_prediction(calls_prediction: object) -> str | None:
                               "one that finds nothing to join.")
 
 
-# ---------------------------------------------------------------- exercise 12.2: the worked example
+# ---------------------------------------------------------------- exercise 12.2: the worked examples
 def _overlap(a: str, b: str) -> float:
     """The checker's own similarity: shared lower-case words over all words."""
     x, y = set(a.lower().split()), set(b.lower().split())
@@ -83,25 +83,31 @@ def _episode(id: str, task: str, success: bool) -> dict:
 _BANK = [_episode("e1", "set up nightly postgres backups", True),
          _episode("e2", "set up nightly mysql backups", False),
          _episode("e3", "write a react login form", True),
-         _episode("e4", "write a react signup form", True)]
-# (episodes, task, min_similarity) -> the id to recall, worked out by hand with _overlap
-RECALL = [((_BANK, "set up nightly mysql backups", 0.2), "e1"),      # e2 is closer, but failed
-          ((_BANK, "write a react signup page", 0.2), "e4"),
-          ((_BANK, "write a react form", 0.2), "e3"),                 # e3 and e4 tie: the first stored wins
-          ((_BANK, "plan the team offsite", 0.2), None),              # nothing similar enough
-          ((_BANK, "set up nightly postgres backups", 1.0), "e1"),    # a rating equal to the minimum counts
-          ((_BANK[1:2], "set up nightly mysql backups", 0.0), None),  # only a failure: no example
-          (([], "anything", 0.0), None)]
+         _episode("e4", "write a react signup form", True),
+         _episode("e5", "set up weekly postgres backups", True)]
+# (episodes, task, min_similarity, k) -> the ids to recall, best first, worked out by hand with _overlap
+RECALL = [((_BANK, "set up nightly mysql backups", 0.2, 2), ["e1", "e5"]),    # e2 is closest, but failed
+          ((_BANK, "set up nightly mysql backups", 0.5, 2), ["e1"]),          # e5 rates 3/7, below 0.5
+          ((_BANK, "write a react form", 0.2, 2), ["e4", "e3"]),              # a tie (4/5): newer first
+          ((_BANK, "write a react form", 0.2, 1), ["e4"]),
+          ((_BANK, "write a react signup page", 0.2, 5), ["e4", "e3"]),       # fewer than k qualify
+          ((_BANK, "plan the team offsite", 0.2, 3), []),                     # nothing similar enough
+          ((_BANK, "set up nightly postgres backups", 1.0, 3), ["e1"]),       # equal to the minimum counts
+          ((_BANK, "write a react form", 0.2, 0), []),
+          ((_BANK[1:2], "set up nightly mysql backups", 0.0, 1), []),         # only a failure
+          (([], "anything", 0.0, 1), [])]
 
 
-@checker("recall_example")
-def check_recall_example(recall_example: Callable) -> str | None:
-    """Exercise 12.2: ``recall_example(episodes, task, similarity, min_similarity)`` -> the id of the most
-    similar successful episode, or None. Compared with answers worked out by hand."""
+@checker("recall_examples")
+def check_recall_examples(recall_examples: Callable) -> str | None:
+    """Exercise 12.2: ``recall_examples(episodes, task, similarity, min_similarity, k)`` -> the ids of at
+    most ``k`` successful episodes rated at least ``min_similarity``, most similar first, the newer first
+    on a tie. Compared with answers worked out by hand."""
     with forbidding((EpisodicMemory, "__init__")):
-        return first_problem(differs(f"task {task!r} with min_similarity {low}",
-                                     recall_example([dict(e) for e in bank], task, _overlap, low), want)
-                             for (bank, task, low), want in RECALL)
+        return first_problem(
+            differs(f"task {task!r} with min_similarity {low} and k {k}",
+                    recall_examples([dict(e) for e in bank], task, _overlap, low, k), want)
+            for (bank, task, low, k), want in RECALL)
 
 
 # ---------------------------------------------------------------- exercise 12.3: a threshold
