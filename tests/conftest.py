@@ -42,25 +42,25 @@ def _stub(*args):
 def passes(result, capsys) -> str:
     """A checker's result passed and said so; what it printed."""
     out = capsys.readouterr().out
-    assert result and "✅" in out, out
+    assert result and "✓" in out, out
     return out
 
 
 def fails(result, capsys) -> str:
     """A checker's result failed and said what differs; what it printed."""
     out = capsys.readouterr().out
-    assert not result and "❌" in out, out
+    assert not result and "✗" in out, out
     return out
 
 
 def proves_checker(checker, solution, wrongs, capsys):
     """A checker is honest: it passes the worked solution, fails every wrong
-    answer with a ❌ line, and reports an untouched stub as not implemented."""
+    answer with a ✗ line, and reports an untouched stub as not implemented."""
     assert checker(solution), f"{checker.__name__} rejects the worked solution"
-    assert "✅" in capsys.readouterr().out
+    assert "✓" in capsys.readouterr().out
     for wrong in wrongs:
         assert not checker(wrong), f"{checker.__name__} accepts a wrong answer"
-        assert "❌" in capsys.readouterr().out
+        assert "✗" in capsys.readouterr().out
     assert not checker(_stub)
     assert "not implemented yet" in capsys.readouterr().out
 

@@ -55,7 +55,7 @@ def test_every_checker_of_a_lesson_passes_its_worked_solution(notebook, capsys):
     assert checkers, f"teachmem.lessons.{LESSONS[notebook]} has no checker"
     for name in checkers:
         assert getattr(lesson, name)(getattr(solutions, name.removeprefix("check_"))), name
-        assert "✅" in capsys.readouterr().out
+        assert "✓" in capsys.readouterr().out
 
 
 def test_a_predict_then_run_cell_hides_its_output_until_the_prediction_is_written(capsys):

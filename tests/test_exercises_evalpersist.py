@@ -147,7 +147,7 @@ def test_the_checker_measures_the_notebooks_retriever(locomo_reports, capsys):
     baseline, _ = locomo_reports
     for k, value in baseline.recall().items():
         assert f"recall@{k:<2}  word overlap {value:.3f}" in shown
-    assert "✅" in shown
+    assert "✓" in shown
 
 
 def test_the_baseline_cell_keeps_its_figures_until_8_4_is_predicted(locomo_reports, capsys):

@@ -37,7 +37,7 @@ def test_6_1_the_predicted_turns_of_a_skipping_window(project, capsys):
          {19, 23, 25, 26, 27, 28},          # forgot that turn 23 used up what was left
          kept_by_teachmem],                  # the manager's own window: it stops, it does not skip
         capsys)
-    assert solution and sol_line == "✅ predicted_turns: passed"
+    assert solution and sol_line == "✓ predicted_turns: passed"
     assert not wrong and "the skip rule keeps turns [23, 25, 26, 27, 28]" in wrong_line
     assert not own and "it stops at the first message that does not fit" in own_line
 
@@ -58,7 +58,7 @@ def test_6_2_a_fact_share_that_saves_the_mysql_fact(capsys):
                         HybridMemoryManager().fact_share,  # teachmem's own default
                         0.9],                              # with memory_share 0.15, more than the room
                        capsys)
-    assert results[0] == (True, "✅ fact_share: passed")
+    assert results[0] == (True, "✓ fact_share: passed")
     assert not results[1][0] and "still lacks MySQL" in results[1][1]
     assert not results[2][0] and "the window lost turn(s)" in results[2][1]
     assert not results[3][0] and "still lacks MySQL" in results[3][1]
@@ -90,7 +90,7 @@ def test_7_2_window_settings_that_answer_without_leaking(capsys):
                         (6, 2),
                         dict(recent_k=6, important_k=4)],        # pins pytest too, but keeps six recent
                        capsys)
-    assert results[0] == (True, "✅ window_settings: passed")
+    assert results[0] == (True, "✓ window_settings: passed")
     assert not results[1][0] and "it lacks pytest" in results[1][1]
     assert not results[2][0] and "at most 300 is the goal" in results[2][1]
     # teachmem's own settings pin turns 3 and 17: nothing stale, but pytest (turn 7) is lost

@@ -120,7 +120,7 @@ def test_recency_checker_names_the_reversed_order(capsys):
 def test_merge_threshold_passes_the_solution_and_fails_the_default_too_low_and_nonsense(capsys):
     default = inspect.signature(SemanticMemoryStore.consolidate).parameters["threshold"].default
     assert semantic_upkeep.check_merge_threshold(S05B.merge_threshold)
-    assert "✅" in capsys.readouterr().out
+    assert "✓" in capsys.readouterr().out
     assert not semantic_upkeep.check_merge_threshold(default)          # teachmem's own choice
     assert "lower the threshold" in capsys.readouterr().out
     assert not semantic_upkeep.check_merge_threshold(0.5)              # merges the coverage preference too
@@ -139,10 +139,10 @@ def test_merged_store_keeps_one_copy_of_the_preference():
 # ---------------------------------------------------------------- predictions
 def test_predictions_are_compared_with_the_answer_the_run_gives(capsys):
     assert semantic.check_burial_prediction(35)                     # within 3 days of 37 counts
-    assert "✅" in capsys.readouterr().out
+    assert "✓" in capsys.readouterr().out
     assert not semantic.check_burial_prediction(20)
     out = capsys.readouterr().out
-    assert "❌" in out and "you predicted 20" in out and "day 37" in out
+    assert "✗" in out and "you predicted 20" in out and "day 37" in out
     assert not semantic.check_burial_prediction(None)
     out = capsys.readouterr().out
     assert "○" in out and "37" not in out                          # an unwritten prediction gets no answer
@@ -192,4 +192,4 @@ def test_every_checker_of_05b_passes_its_worked_solution(capsys):
     """As tests/test_checkers_foundation.py does for the other notebooks."""
     for name in [n for n in vars(semantic_upkeep) if n.startswith("check_")]:
         assert getattr(semantic_upkeep, name)(getattr(S05B, name.removeprefix("check_"))), name
-        assert "✅" in capsys.readouterr().out
+        assert "✓" in capsys.readouterr().out

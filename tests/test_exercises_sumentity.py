@@ -21,7 +21,7 @@ s04 = load_solutions("04_entity_memory")
 
 def passes(result, capsys) -> bool:
     out = capsys.readouterr().out
-    assert ("✅" in out) == bool(result), out
+    assert ("✓" in out) == bool(result), out
     return bool(result)
 
 

@@ -236,7 +236,7 @@ def test_the_audit_finds_a_copy_left_outside_the_tiers(noor):
     audit = forget(app, "07700 900123")
     assert not audit.clean
     row = next(t for t in audit.tiers if t.remaining)
-    assert row.tier == "manager (other state)" and "❌ copies remain" in str(audit)
+    assert row.tier == "manager (other state)" and "✗ copies remain" in str(audit)
 
 
 @needs_erase
@@ -416,7 +416,7 @@ def test_forget_reaches_every_tier_of_the_hybrid_manager(memorydb_path):
     assert audit.clean and [t.tier for t in audit.tiers] == [
         "window", "entity", "longterm", "manager (other state)", "database"] + below_sql[db.engine]
     if db.engine == "sqlite":
-        assert audit.notes == () and str(audit).endswith("✅ no copy remains")
+        assert audit.notes == () and str(audit).endswith("✓ no copy remains")
     else:     # what no query can reach is said, not hidden
         assert len(audit.notes) == 1 and "pg_wal" in audit.notes[0] and "backups" in str(audit)
     assert all(t.removed for t in audit.tiers if t.tier in ("window", "entity", "longterm", "database"))

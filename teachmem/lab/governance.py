@@ -290,7 +290,7 @@ class Audit:
         width = max([len(t.tier) for t in self.tiers] + [4])
         lines = [f"forget {self.pattern!r}", f"{'tier':<{width}}  removed  remaining"]
         lines += [f"{t.tier:<{width}}  {t.removed:>7}  {t.remaining:>9}" for t in self.tiers]
-        lines.append("✅ no copy remains" if self.clean else "❌ copies remain")
+        lines.append("✓ no copy remains" if self.clean else "✗ copies remain")
         return "\n".join(lines + list(self.notes))
 
 

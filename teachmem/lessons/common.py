@@ -2,7 +2,7 @@
 
 A *checker* takes the learner's function, runs it on cases whose answers are
 known (stated in the checker, or given by the library's own implementation),
-and prints one clear line: ✅ passed, ❌ what differs for which input, or ○
+and prints one clear line: ✓ passed, ✗ what differs for which input, or ○
 not implemented yet for an untouched stub (a stub raises
 ``NotImplementedError``; the checker catches it, so the notebook still runs
 top to bottom). It also returns a ``CheckResult`` that is truthy only on a
@@ -56,21 +56,21 @@ def report(passed: bool, message: str) -> CheckResult:
 
 
 def run_check(title: str, body: Callable[[Callable], str | None], candidate: Any) -> CheckResult:
-    """Run ``body(candidate)`` and report: ✅ when it returns None, ❌ with its sentence, ○ for a stub."""
+    """Run ``body(candidate)`` and report: ✓ when it returns None, ✗ with its sentence, ○ for a stub."""
     if not callable(candidate):
-        return report(False, f"❌ {title}: expected a function, got {type(candidate).__name__}")
+        return report(False, f"✗ {title}: expected a function, got {type(candidate).__name__}")
     try:
         problem = body(candidate)
     except NotImplementedError:
         return report(False, f"○ {title}: not implemented yet (replace `raise NotImplementedError` with your code)")
     except DoneByTeachmem as err:
-        return report(False, f"❌ {title}: your function calls {err}, which already does this job; "
+        return report(False, f"✗ {title}: your function calls {err}, which already does this job; "
                              "write the steps yourself")
     except Exception as err:  # a learner's bug: report it, do not crash the notebook
-        return report(False, f"❌ {title}: your function raised {type(err).__name__}: {err}")
+        return report(False, f"✗ {title}: your function raised {type(err).__name__}: {err}")
     if problem:
-        return report(False, f"❌ {title}: {problem}")
-    return report(True, f"✅ {title}: passed")
+        return report(False, f"✗ {title}: {problem}")
+    return report(True, f"✓ {title}: passed")
 
 
 def checker(title: str) -> Callable[[Callable[[Callable], str | None]], Callable[[Any], CheckResult]]:
@@ -134,8 +134,8 @@ def answer_checker(title: str) -> Callable[[Callable[[Any], str | None]], Callab
             try:
                 problem = body(value)
             except (TypeError, ValueError) as err:
-                return report(False, f"❌ {title}: {err}")
-            return report(not problem, f"❌ {title}: {problem}" if problem else f"✅ {title}: passed")
+                return report(False, f"✗ {title}: {err}")
+            return report(not problem, f"✗ {title}: {problem}" if problem else f"✓ {title}: passed")
         return run
     return wrap
 

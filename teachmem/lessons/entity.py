@@ -142,7 +142,7 @@ def check_extra_words(extra_words: Any) -> CheckResult:
     if not isinstance(extra_words, dict) or not all(isinstance(k, str) and isinstance(v, (list, tuple))
                                                     and all(isinstance(w, str) for w in v)
                                                     for k, v in extra_words.items()):
-        return report(False, "❌ query words: expected a dict from a query word to a list of words to add, "
+        return report(False, "✗ query words: expected a dict from a query word to a list of words to add, "
                              f"e.g. {{'log': ['session']}}; got {type(extra_words).__name__}")
     memory, problems = question_memory(), []
     for question, key in QUESTIONS.items():
@@ -153,8 +153,8 @@ def check_extra_words(extra_words: Any) -> CheckResult:
         elif noise:
             problems.append(f"{question!r} now also drags in {', '.join(noise)}")
     if problems:
-        return report(False, "❌ query words: " + "; ".join(problems))
-    return report(True, "✅ query words: every question finds its fact, and no new noise")
+        return report(False, "✗ query words: " + "; ".join(problems))
+    return report(True, "✓ query words: every question finds its fact, and no new noise")
 
 
 def plot_validity(memory, last_turn: int) -> Figure:

@@ -91,17 +91,17 @@ def check_merge_threshold(threshold) -> CheckResult:
     """Exercise 5.5: a ``consolidate`` threshold that merges the three wordings and nothing else."""
     title = "merge_threshold"
     if isinstance(threshold, bool) or not isinstance(threshold, (int, float)) or not 0 <= threshold <= 1:
-        return report(False, f"❌ {title}: expected a number between 0 and 1, got {threshold!r}")
+        return report(False, f"✗ {title}: expected a number between 0 and 1, got {threshold!r}")
     store, _ = merged_store(threshold)
     live = [text for row, text in enumerate(store.texts) if row not in store.retired]
     kept = sum("pytest" in text and "verbose" in text for text in live)
     if kept > 1:
-        return report(False, f"❌ {title}: at {threshold} {kept} wordings of the verbose-output preference "
+        return report(False, f"✗ {title}: at {threshold} {kept} wordings of the verbose-output preference "
                              "are still apart; lower the threshold")
     if live != MERGED_LIVE:
-        return report(False, f"❌ {title}: at {threshold} a memory that says something else was merged with the "
+        return report(False, f"✗ {title}: at {threshold} a memory that says something else was merged with the "
                              f"preference (left: {live}); raise the threshold")
-    return report(True, f"✅ {title}: passed (one copy of the preference is left, the others stay)")
+    return report(True, f"✓ {title}: passed (one copy of the preference is left, the others stay)")
 
 
 def plot_forgetting_curves(fixed: Callable | None = None, strengths: tuple[float, ...] = (1, 2, 4),

@@ -114,17 +114,17 @@ def check_my_pins(pins: Any) -> CheckResult:
     """Exercise 3.3 (modify and observe): at most two pins of at most 12 words each that, beside the
     summary after the last follow-up fold, keep every first-day fact."""
     if not isinstance(pins, (list, tuple)) or not all(isinstance(p, str) for p in pins):
-        return report(False, f"❌ pins: expected a list of strings, got {type(pins).__name__}")
+        return report(False, f"✗ pins: expected a list of strings, got {type(pins).__name__}")
     if len(pins) > MAX_PINS or any(len(p.split()) > MAX_PIN_WORDS for p in pins):
-        return report(False, f"❌ pins: at most {MAX_PINS} pins of at most {MAX_PIN_WORDS} words each "
+        return report(False, f"✗ pins: at most {MAX_PINS} pins of at most {MAX_PIN_WORDS} words each "
                              f"(yours: {[len(p.split()) for p in pins]} words); pins cost tokens on every request")
     kept_by = "\n".join([*pins, follow_up_rounds()[-1]])
     facts = first_day_facts()
     missing = [f for f in facts if not fact_in_text(f, kept_by)]
     if missing:
-        return report(False, f"❌ pins: after the last fold, {len(missing)} of the {len(facts)} first-day facts "
+        return report(False, f"✗ pins: after the last fold, {len(missing)} of the {len(facts)} first-day facts "
                              f"{'is' if len(missing) == 1 else 'are'} in neither the summary nor your pins")
-    return report(True, "✅ pins: every first-day fact survives the drift")
+    return report(True, "✓ pins: every first-day fact survives the drift")
 
 
 def drift_view(rounds: list[str], facts: list[Fact], round: int, pinned: Sequence[str] = (),
