@@ -12,8 +12,8 @@ user's condition to every query.
 2. ``BOUNDED``: every memory that can still reach ``s`` is scored exactly. As relevance, importance and decay
    are each at most 1, such a memory has importance >= ``s`` and decay >= ``s`` (so it is at most
    log(s) / log(decay_rate) days old) and relevance >= ``s``. The first two conditions are a range on the
-   ``memories_recent`` index (user_id, created, importance); the database scores what they leave and keeps the
-   best ``k``. The true top k all score at least ``s``, so they are all among those rows: the answer is the
+   ``memories_recent`` index (user_id, created, importance); of what they leave, the database computes the
+   distance only where importance × decay reaches ``s``, and keeps the best ``k``. The true top k all score at least ``s``, so they are all among those rows: the answer is the
    in-memory store's, whatever the index missed. How much is scanned depends on ``s``: a query that matches
    recent, important memories well reads a few rows; one that matches nothing reads every memory (an exact scan).
 """
@@ -31,10 +31,10 @@ except ImportError:
     Jsonb = None      # type: ignore[assignment,misc]
 
 SCORED = """
-WITH candidates AS MATERIALIZED (
+WITH candidates AS @HOW@ (
     SELECT seq, text, memory_type, importance, created, embedding <=> %(query)s AS distance
     FROM memories
-    WHERE retired IS NULL {filters} @CHOICE@
+    WHERE retired IS NULL {filters}@CHOICE@
 ), scored AS (
     SELECT *, greatest(1 - distance, 0) AS relevance,
            power(%(decay_rate)s::float8,
@@ -43,19 +43,29 @@ WITH candidates AS MATERIALIZED (
 )
 SELECT seq, text, memory_type, 1 - distance AS cosine, relevance, importance, decay,
        relevance * importance * decay AS score
-FROM scored
+FROM scored@KEEP@
 ORDER BY score DESC, seq
 LIMIT %(k)s
 """
-# The candidates: the nearest the index finds.
-RANKED = SCORED.replace("@CHOICE@", """
-    ORDER BY embedding <=> %(query)s
-    LIMIT %(candidates)s""")
-# Every live memory that could score at least the candidates' k-th best (see the module's docstring).
-BOUNDED = SCORED.replace("@CHOICE@", """
-      AND importance >= %(least)s AND created > %(since)s""")
 
-SLACK = 1e-9          # the bound is loosened by this much so that rounding never drops a memory that ties
+
+def scored(how: str, choice: str, keep: str) -> str:
+    """``SCORED`` with the candidates' CTE ``how`` (materialized or not), ``choice`` ending their WHERE clause and
+    ``keep`` filtering the scored rows."""
+    return SCORED.replace("@HOW@", how).replace("@CHOICE@", choice).replace("@KEEP@", keep)
+
+
+# The candidates: the nearest the index finds.
+RANKED = scored("MATERIALIZED", """
+    ORDER BY embedding <=> %(query)s
+    LIMIT %(candidates)s""", "")
+# Every live memory that could score at least the candidates' k-th best (see the module's docstring); not
+# materialized, so that PostgreSQL computes a distance only for the rows whose importance × decay reach it.
+BOUNDED = scored("NOT MATERIALIZED", """
+      AND importance >= %(least)s AND created > %(since)s""", """
+WHERE importance * decay >= %(least)s""")
+
+SLACK = 1e-6          # the bound is loosened by this much: rounding never drops a memory that ties
 VECTOR_LITERAL = re.compile(r"'\[[^\]]*\]'::vector")    # the query's 256 numbers, shown as $query
 COLUMNS = ("seq", "text", "memory_type", "cosine", "relevance", "importance", "decay", "score")
 
