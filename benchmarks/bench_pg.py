@@ -93,7 +93,7 @@ def fresh_dsn(dsn: str) -> str:
 def run(dsn: str, n: int) -> None:
     embedder = SubwordEmbedder(256)
     rows, asked, now = memories(n), questions(), EPOCH + timedelta(days=100)
-    numpy_store = SemanticMemoryStore(embedder=embedder, lexical_weight=0.0, reply_weight=0.0)
+    numpy_store = SemanticMemoryStore(embedder=embedder, lexical_weight=0.0, reply_weight=0.0, scoring="product")
     with PgMemoryStore(fresh_dsn(dsn), user_id="bench", embedder=embedder) as pg_store:
         times = {"numpy": fill(numpy_store, rows), "postgres": fill(pg_store, rows)}
         pg_store.conn.execute("ANALYZE memories")
@@ -132,7 +132,7 @@ def latencies(store, asked, now) -> tuple[list[float], list[list[str]]]:
 def fill_numpy(rows, embedder) -> tuple[SemanticMemoryStore, float, int]:
     """The numpy store filled through store(): it, the seconds, and the bytes the process grew by."""
     before = psutil.Process().memory_info().rss
-    store = SemanticMemoryStore(embedder=embedder, lexical_weight=0.0, reply_weight=0.0)
+    store = SemanticMemoryStore(embedder=embedder, lexical_weight=0.0, reply_weight=0.0, scoring="product")
     return store, fill(store, rows), psutil.Process().memory_info().rss - before
 
 

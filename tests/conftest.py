@@ -131,3 +131,12 @@ def dump(db) -> list:
     """Everything ``db`` stores, as plain rows (to prove that a failed call changed nothing)."""
     return [stored_rows(db, "SELECT user_id, name, strategy, state, revision FROM memories ORDER BY id"),
             stored_rows(db, "SELECT * FROM vectors ORDER BY memory_id, position")]
+
+
+def index_nearest(store, query: str) -> list[int]:
+    """The seqs of the 5 memories pgvector's HNSW index finds nearest ``query`` at its default search list
+    (ef_search 40): the index alone, before the store's exact check."""
+    store.conn.execute("SET hnsw.ef_search = 40")
+    rows = store.conn.execute("SELECT seq FROM memories WHERE retired IS NULL ORDER BY embedding <=> %s LIMIT 5",
+                              [store.embedder.embed([query])[0]]).fetchall()
+    return [seq for seq, in rows]

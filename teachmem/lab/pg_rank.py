@@ -1,13 +1,25 @@
-"""The SQL a ``PgMemoryStore`` retrieval runs: the index's nearest candidates, then relevance × importance × decay.
+"""The SQL a ``PgMemoryStore`` retrieval runs: the index's nearest candidates, then an exact check.
 
-The HNSW index (cosine) hands over the ``candidates`` memories nearest the query; the database scores each one
-(relevance = the cosine, 0 if negative; importance; ``decay_rate`` ** whole days old) and returns the best ``k``,
-ties broken by id (older first), as the in-memory ``SemanticMemoryStore`` does with ``lexical_weight=0`` and
-``reply_weight=0``. A memory far from the query can still win on importance and recency, so ``ranked`` checks a
-bound and widens the candidates when one might. Row-level security adds the user's condition to every query.
+The score is relevance × importance × decay: relevance = the cosine (0 if negative), importance in [0, 1], decay =
+``decay_rate`` ** whole days old, at most 1. Ties are broken by id (older first), as the in-memory
+``SemanticMemoryStore`` does with ``lexical_weight=0`` and ``reply_weight=0``. Row-level security adds the
+user's condition to every query.
+
+1. ``RANKED``: the HNSW index (cosine) hands over the ``candidates`` memories it finds nearest the query and the
+   database scores them. Their k-th best score ``s`` is a lower bound on the true k-th best, but the index is
+   approximate (pgvector's HNSW misses true nearest neighbours: recall@5 about 0.8 at 100k memories), so these
+   are not yet the answer.
+2. ``BOUNDED``: every memory that can still reach ``s`` is scored exactly. As relevance, importance and decay
+   are each at most 1, such a memory has importance >= ``s`` and decay >= ``s`` (so it is at most
+   log(s) / log(decay_rate) days old) and relevance >= ``s``. The first two conditions are a range on the
+   ``memories_recent`` index (user_id, created, importance); of what they leave, the database computes the
+   distance only where importance × decay reaches ``s``, and keeps the best ``k``. The true top k all score at least ``s``, so they are all among those rows: the answer is the
+   in-memory store's, whatever the index missed. How much is scanned depends on ``s``: a query that matches
+   recent, important memories well reads a few rows; one that matches nothing reads every memory (an exact scan).
 """
 from __future__ import annotations
 
+import math
 import re
 from datetime import datetime, timedelta
 
@@ -18,13 +30,11 @@ except ImportError:
     sql = None        # type: ignore[assignment]
     Jsonb = None      # type: ignore[assignment,misc]
 
-RANKED = """
-WITH candidates AS MATERIALIZED (
+SCORED = """
+WITH candidates AS @HOW@ (
     SELECT seq, text, memory_type, importance, created, embedding <=> %(query)s AS distance
     FROM memories
-    WHERE retired IS NULL {filters}
-    ORDER BY embedding <=> %(query)s
-    LIMIT %(candidates)s
+    WHERE retired IS NULL {filters}@CHOICE@
 ), scored AS (
     SELECT *, greatest(1 - distance, 0) AS relevance,
            power(%(decay_rate)s::float8,
@@ -32,19 +42,30 @@ WITH candidates AS MATERIALIZED (
     FROM candidates
 )
 SELECT seq, text, memory_type, 1 - distance AS cosine, relevance, importance, decay,
-       relevance * importance * decay AS score,
-       min(relevance) OVER () AS floor, count(*) OVER () AS found     -- over every candidate
-FROM scored
+       relevance * importance * decay AS score
+FROM scored@KEEP@
 ORDER BY score DESC, seq
 LIMIT %(k)s
 """
 
-# What importance × decay a live memory can reach at most: the highest importance times the newest one's decay.
-# A memory outside the candidates scores at most their lowest relevance times that.
-WEIGHT = """
-SELECT max(importance), max(created) FROM memories WHERE retired IS NULL {filters}
-"""
 
+def scored(how: str, choice: str, keep: str) -> str:
+    """``SCORED`` with the candidates' CTE ``how`` (materialized or not), ``choice`` ending their WHERE clause and
+    ``keep`` filtering the scored rows."""
+    return SCORED.replace("@HOW@", how).replace("@CHOICE@", choice).replace("@KEEP@", keep)
+
+
+# The candidates: the nearest the index finds.
+RANKED = scored("MATERIALIZED", """
+    ORDER BY embedding <=> %(query)s
+    LIMIT %(candidates)s""", "")
+# Every live memory that could score at least the candidates' k-th best (see the module's docstring); not
+# materialized, so that PostgreSQL computes a distance only for the rows whose importance × decay reach it.
+BOUNDED = scored("NOT MATERIALIZED", """
+      AND importance >= %(least)s AND created > %(since)s""", """
+WHERE importance * decay >= %(least)s""")
+
+SLACK = 1e-6          # the bound is loosened by this much: rounding never drops a memory that ties
 VECTOR_LITERAL = re.compile(r"'\[[^\]]*\]'::vector")    # the query's 256 numbers, shown as $query
 COLUMNS = ("seq", "text", "memory_type", "cosine", "relevance", "importance", "decay", "score")
 
@@ -67,33 +88,26 @@ def filter_clause(filters: dict):
 
 def ranked(conn, query_vector, *, k: int, now: datetime, decay_rate: float, candidates: int,
            filters: dict) -> list[dict]:
-    """The best ``k`` live memories for ``query_vector`` with every part of their score, best first.
-
-    Exact whenever the index is: if the k-th score is below what a memory outside the candidates could still
-    score (their lowest relevance × the highest importance × the newest memory's decay), it asks again with four
-    times as many candidates, until that cannot happen or every live memory was a candidate.
-    """
+    """The best ``k`` live memories for ``query_vector`` with every part of their score, best first: exactly the
+    in-memory store's, whatever the index misses (the index's candidates give a bound, ``BOUNDED`` checks it)."""
     where, params = filter_clause(filters)
     params.update(query=query_vector, k=k, now=now, decay_rate=decay_rate)
-    statement, weight = sql.SQL(RANKED).format(filters=where), None
-    while True:       # the index's search list as long as the candidates asked for (pgvector's limit: 1000)
-        conn.execute("SELECT set_config('hnsw.ef_search', %s, false)", [str(min(max(candidates, 40), 1000))])
-        rows = conn.execute(statement, {**params, "candidates": candidates}).fetchall()
-        hits = [dict(zip(COLUMNS, row[:len(COLUMNS)], strict=True)) for row in rows]
-        if not rows or rows[0][-1] < candidates:          # fewer than asked: every live memory was a candidate
-            return hits
-        if weight is None:
-            weight = most_weight(conn.execute(sql.SQL(WEIGHT).format(filters=where), params).fetchone(), now,
-                                 decay_rate)
-        if len(hits) == k and hits[-1]["score"] >= rows[0][-2] * weight:
-            return hits
-        candidates *= 4
+    # the index's search list as long as the candidates asked for (pgvector's limit: 1000)
+    conn.execute("SELECT set_config('hnsw.ef_search', %s, false)", [str(min(max(candidates, 40), 1000))])
+    found = conn.execute(sql.SQL(RANKED).format(filters=where), {**params, "candidates": candidates}).fetchall()
+    least = found[-1][-1] * (1 - SLACK) if len(found) == k else 0.0
+    params.update(least=least, since=oldest_reaching(least, now, decay_rate))
+    rows = conn.execute(sql.SQL(BOUNDED).format(filters=where), params).fetchall()
+    return [dict(zip(COLUMNS, row, strict=True)) for row in rows]
 
 
-def most_weight(row, now: datetime, decay_rate: float) -> float:
-    """importance × decay_rate ** whole days, at most, from (highest importance, newest creation time)."""
-    importance, newest = row
-    return float(importance) * decay_rate ** max((now - newest) // timedelta(days=1), 0)
+def oldest_reaching(least: float, now: datetime, decay_rate: float) -> datetime:
+    """A creation time before which a memory's decay (``decay_rate`` ** whole days old) is below ``least``,
+    with a day to spare; ``datetime.min`` when every age can reach it (``least`` 0, or no decay)."""
+    if least <= 0 or decay_rate >= 1:
+        return datetime.min
+    days = math.floor(math.log(least) / math.log(decay_rate)) + 2
+    return now - timedelta(days=days) if days < (now - datetime.min).days else datetime.min
 
 
 def record_recall(conn, seqs: list[int], now: datetime) -> None:

@@ -51,8 +51,9 @@ def require_storable(name: str, value):
 
 class PgMemoryStore:
     """``SemanticMemoryStore``'s API on PostgreSQL: the memories of ``user_id``, ranked by relevance × importance ×
-    decay over the ``candidates`` nearest memories the HNSW index finds (``lexical_weight=0``, ``reply_weight=0``
-    in the in-memory store's terms)."""
+    decay (``lexical_weight=0``, ``reply_weight=0`` in the in-memory store's terms). The ``candidates`` nearest
+    memories the HNSW index finds give a bound; every memory that could still beat it is then scored exactly, so
+    the answer is the in-memory store's even where the index misses (``teachmem.lab.pg_rank``)."""
 
     kind = "semantic"
 
