@@ -28,6 +28,7 @@ MAX_PLOT_PX = 1100
 INSIDER = re.compile(r"\bseed\s*\d{3}\b|\bthe article\b|like_the_article|\bseeds?/", re.IGNORECASE)
 MACHINE_PATH = re.compile(r"(/work/|/root/|/home/\w+/|/tmp/|site-packages|\.venv/)")
 PREDICT = re.compile(r"\bpredict", re.IGNORECASE)
+EMOJI = "⏱⏳✅❌"   # drawn as empty boxes where no emoji font is installed (Debian's chromium)
 
 
 def _cells(path: Path):
@@ -80,6 +81,8 @@ def test_plain_words_and_no_machine_paths(path):
         found = INSIDER.search(shown)
         assert not found, f"{path.name} cell {i} says {found.group()!r}"
         assert "NBVAL" not in cell.source, f"{path.name} cell {i}: a test marker belongs in the cell's tags"
+        emoji = set(shown) & set(EMOJI)
+        assert not emoji, f"{path.name} cell {i} shows {''.join(emoji)}: a browser without an emoji font draws a box"
         found = MACHINE_PATH.search(_outputs_text(cell))
         assert not found, f"{path.name} cell {i} shows a machine path ({found.group()!r}) in its output"
 
