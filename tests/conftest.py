@@ -53,6 +53,15 @@ def fails(result, capsys) -> str:
     return out
 
 
+def verdicts(check, answers, capsys) -> list[tuple[bool, str]]:
+    """The checker's verdict and printed line for each answer."""
+    out = []
+    for answer in answers:
+        passed = bool(check(answer))
+        out.append((passed, capsys.readouterr().out.strip()))
+    return out
+
+
 def proves_checker(checker, solution, wrongs, capsys):
     """A checker is honest: it passes the worked solution, fails every wrong
     answer with a ✗ line, and reports an untouched stub as not implemented."""

@@ -3,19 +3,12 @@ answer fails it, and an answer read off teachmem's own defaults or trace fails i
 import json
 from pathlib import Path
 
-from conftest import load_solutions
+from conftest import load_solutions, verdicts
 from teachmem import MemoryAgent
 from teachmem.lessons import agent as lesson
 
 S11 = load_solutions("11_memory_as_tools")
 
-
-def verdicts(check, answers, capsys):
-    out = []
-    for answer in answers:
-        passed = bool(check(answer))
-        out.append((passed, capsys.readouterr().out.strip()))
-    return out
 
 
 def test_11_1_the_turn_of_the_first_eviction(capsys):

@@ -4,7 +4,7 @@ import functools
 
 import pytest
 
-from conftest import load_solutions
+from conftest import load_solutions, verdicts
 from teachmem import HybridMemoryManager, SlidingWindowMemory, load_scenario
 from teachmem.lab.replay import comparison_strategies, feed, replay
 from teachmem.lessons import compare, hybrid
@@ -17,14 +17,6 @@ S06, S07 = load_solutions("06_hybrid_manager"), load_solutions("07_compare_strat
 def project():
     return load_scenario("project_30")
 
-
-def verdicts(check, answers, capsys):
-    """The checker's verdict and printed line for each answer."""
-    out = []
-    for answer in answers:
-        passed = bool(check(answer))
-        out.append((passed, capsys.readouterr().out.strip()))
-    return out
 
 
 # ---------------------------------------------------------------- 6.1 · predict, then run: the skip rule
