@@ -10,7 +10,8 @@ from teachmem.memory.message import ROLES, Memory, Message
 from teachmem.memory.token_window import TokenBudgetWindow
 from teachmem.memory.window import SlidingWindowMemory
 from teachmem.lab.scenarios import Scenario, fact_in_text, list_scenarios, load_scenario
-from teachmem.core.tokens import chars_estimate, estimate_tokens, from_tokenizer
+from teachmem.core.counters import chars_estimate, from_tokenizer
+from teachmem.core.tokens import estimate_tokens
 
 __version__ = "0.1.0"
 

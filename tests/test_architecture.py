@@ -355,7 +355,7 @@ def test_teachmem_keeps_the_house_rule(rule):
 
 def test_only_two_strategies_are_not_yet_under_the_limit_and_their_figures_only_go_down():
     loads = reading_loads(PACKAGE)
-    assert set(NOT_YET_UNDER) == {"teachmem.memory.hybrid", "teachmem.memory.semantic"}
+    assert set(NOT_YET_UNDER) == {"teachmem.memory.semantic"}
     assert all(LIMIT < NOT_YET_UNDER[name] and loads[name][0] <= NOT_YET_UNDER[name] for name in NOT_YET_UNDER)
     assert all(load <= LIMIT for name, (load, _) in loads.items() if name not in NOT_YET_UNDER)
 

@@ -24,10 +24,10 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 PACKAGE = ROOT / "teachmem"
 LIMIT = 600
-# Two strategies still read more than the limit: their stores and packing need more primitives
-# than 600 lines hold today. Until they are brought under it, each may not grow past the figure
+# One strategy still reads more than the limit: the semantic store needs more primitives (a vector
+# table, BM25, the embedder, the tokenizer) than 600 lines hold. It may not grow past the figure
 # measured when the limit was set; every other strategy is held to LIMIT.
-NOT_YET_UNDER = {"teachmem.memory.hybrid": 760, "teachmem.memory.semantic": 1340}
+NOT_YET_UNDER = {"teachmem.memory.semantic": 1340}
 MODEL = "llm"   # the model package, teachmem.llm
 NOT_STRATEGIES = {"__init__", "message"}
 IMPORT_ERRORS = {"ImportError", "ModuleNotFoundError"}

@@ -1,5 +1,8 @@
 """Counting tokens without a tokenizer: estimates close enough to reason with, the same on every machine.
 
+This is the estimate every strategy uses unless given another counter; :mod:`teachmem.core.counters` has
+the others (characters ÷ 4, a real tokenizer plugged in).
+
 Taught in notebooks/01_conversation_buffer.ipynb.
 """
 from __future__ import annotations
@@ -34,36 +37,6 @@ def words_estimator(tokens_per_word: float = TOKENS_PER_WORD) -> TokenCounter:
 #: The default estimator everywhere in teachmem: int(words × 1.3).
 estimate_tokens: TokenCounter = words_estimator(TOKENS_PER_WORD)
 estimate_tokens.__name__ = "estimate_tokens"
-
-
-def chars_estimate(text: str) -> int:
-    """Characters ÷ 4, rounded up (OpenAI's rule of thumb): unlike the word estimate it sees long
-    words, code and text without spaces (Chinese, Japanese).
-
-    >>> chars_estimate("hello world")
-    3
-    >>> estimate_tokens("hello world")
-    2
-
-    Taught in notebooks/01_conversation_buffer.ipynb.
-    """
-    return math.ceil(len(text) / 4)
-
-
-def from_tokenizer(encode: Callable[[str], Iterable]) -> TokenCounter:
-    """A real tokenizer's ``encode`` as a counter, e.g. ``tiktoken.get_encoding("cl100k_base").encode``:
-
-    >>> count = from_tokenizer(lambda text: text.replace(".", " .").split())
-    >>> count("Hello there. Bye.")
-    5
-    """
-    if not callable(encode):
-        raise TypeError(f"encode must be callable, got {type(encode).__name__}")
-
-    def count(text: str) -> int:
-        return len(list(encode(text)))
-
-    return count
 
 
 def count_message_tokens(messages: Iterable[dict], counter: TokenCounter = estimate_tokens) -> int:

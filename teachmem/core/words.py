@@ -27,13 +27,11 @@ thank please just got get gets getting go going gone went
 
 # Scripts written without spaces between words: every character is a token.
 _NO_SPACE_SCRIPTS = ("CJK", "HIRAGANA", "KATAKANA")
+_WORD = re.compile(r"[^\W_]+")
 
 
 def _is_unspaced(ch: str) -> bool:
     return unicodedata.name(ch, "").startswith(_NO_SPACE_SCRIPTS)
-
-
-_WORD = re.compile(r"[^\W_]+")
 
 
 def fold(text: str) -> str:

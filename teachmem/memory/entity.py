@@ -40,6 +40,10 @@ class FactValue:
     def line(self) -> str:
         return f"{self.entity}.{self.attribute} = {self.value}"
 
+    def shares(self, query: str | None) -> int:
+        """How many content words ``query`` shares with this fact's entity, attribute and value."""
+        return shared_words(query, f"{self.entity} {self.attribute} {self.value}")
+
 
 def fact_table(facts) -> dict[str, dict[str, str]]:
     """``{entity: {attribute: value}}``, entities in order of appearance, attributes sorted."""
@@ -72,9 +76,8 @@ class EntityMemory:
         self.min_confidence = require_fraction("min_confidence", min_confidence)
         self.small_store = require_int_at_least("small_store", small_store, 0)
         self.min_overlap = require_positive_int("min_overlap", min_overlap)
-        self.llm = require_callable("llm", llm, "complete")
+        self.llm, self.on_error = require_callable("llm", llm, "complete"), on_error
         self.clock: Clock = require_callable("clock", clock) or ManualClock()
-        self.on_error = on_error
         self.values: list[FactValue] = []   # every value ever stored, in the order it arrived
         self.last_turn: int | None = None
         self.next_id = 1
@@ -84,8 +87,7 @@ class EntityMemory:
         return rule_triples(text, min_confidence=self.min_confidence) if self.llm is None else \
             extract_triples(self.llm, text, min_confidence=self.min_confidence, on_error=self.on_error)
 
-    def extract_and_store(self, message: str, turn_number: int, *,
-                          timestamp: datetime | None = None) -> list[Change]:
+    def extract_and_store(self, message: str, turn_number: int, *, timestamp: datetime | None = None) -> list[Change]:
         """Extract the facts in ``message``, said on ``turn_number``, store them; return what changed."""
         require_text("message", message, allow_empty=True)
         require_int_at_least("turn_number", turn_number, self.last_turn or 0)
@@ -201,7 +203,7 @@ class EntityMemory:
         require_text("query", query, allow_empty=True)
         facts = self.facts(as_of)
         if query.strip() and len(facts) > self.small_store:
-            facts = [f for f in facts if shared_words(query, f"{f.entity} {f.attribute} {f.value}") >= self.min_overlap]
+            facts = [f for f in facts if f.shares(query) >= self.min_overlap]
         return "\n".join(f"[{entity}] " + ", ".join(f"{a}: {v}" for a, v in attrs.items())
                          for entity, attrs in fact_table(facts).items())
 

@@ -21,7 +21,6 @@ from teachmem.core.text import fenced, forget_pattern, quote, scrubbed
 from teachmem.core.tokens import TokenCounter, estimate_tokens
 from teachmem.core.validate import (require_callable, require_datetime, require_fraction, require_int_at_least,
                                     require_positive_int, require_role, require_text, require_turn)
-from teachmem.core.words import shared_words
 from teachmem.llm import LLM, OfflineLLM, score_importance
 from teachmem.memory.entity import EntityMemory
 from teachmem.memory.semantic import SemanticMemoryStore
@@ -230,13 +229,14 @@ class HybridMemoryManager:
         return trace
 
     def _ranked_facts(self, query: str | None) -> list[tuple]:
-        """Current facts, those sharing most words with the query first; each says what it replaced."""
+        """Current facts, those sharing most words with the query first (then the surest, then the oldest);
+        each says what it replaced."""
         changes = {(c["entity"], c["attribute"]): c for c in self.entity.get_changelog()}
         out = []
         for f in self.entity.facts():
             change = changes.get((f.entity, f.attribute))
             text = f.line + (f" (since turn {change['turn']}, was {change['old']})" if change else "")
-            out.append((f.valid_from, quote(text), {"overlap": shared_words(query, text), "confidence": f.confidence}))
+            out.append((f.valid_from, quote(text), {"overlap": f.shares(query), "confidence": f.confidence}))
         return sorted(out, key=lambda c: (-c[2]["overlap"], -c[2]["confidence"], c[0]))
 
     def _ranked_memories(self, query: str | None) -> list[tuple]:
