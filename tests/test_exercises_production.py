@@ -83,3 +83,16 @@ def test_the_stub_in_the_notebook_is_the_wrong_answer_the_test_uses():
 def test_a_query_that_is_not_sql_text_is_named(pg_dsn, bad, capsys):
     assert not lesson.check_index_query(bad, pg_dsn)
     assert "string of SQL" in capsys.readouterr().out
+
+
+def test_10_compares_the_stores_under_the_same_ranking():
+    """The notebook says the in-memory store returns what PostgreSQL returns "with the same ranking settings":
+    the in-memory store it builds must rank as PgMemoryStore does (cosine only, relevance × importance × decay),
+    not by its own default (half-life recency, BM25 blended in)."""
+    notebook = json.loads((ROOT / "notebooks" / "10_from_laptop_to_production.ipynb").read_text())
+    cells = ["".join(c["source"]) for c in notebook["cells"] if c["cell_type"] == "code"]
+    compared = [c for c in cells if "SemanticMemoryStore(" in c and "PgMemoryStore(" in c]
+    assert compared, "notebook 10 no longer compares the two stores"
+    for cell in compared:
+        call = cell[cell.index("SemanticMemoryStore("):].split("\n")[0]
+        assert all(setting in call for setting in ('lexical_weight=0.0', 'reply_weight=0.0', 'scoring="product"')), call
