@@ -51,7 +51,7 @@ examples:
 
 built-in scenarios: {", ".join(list_scenarios())}
 "sample" stands for the bundled sample file {LOCOMO_SAMPLE.name}, "long" for
-{LONG_CONVERSATIONS.name} (three conversations over eight to ten months)
+{LONG_CONVERSATIONS.name} (eight conversations over seven to eleven months)
 """
 BUNDLED = {"sample": LOCOMO_SAMPLE, "long": LONG_CONVERSATIONS}
 

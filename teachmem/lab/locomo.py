@@ -15,8 +15,9 @@ The dataset is licensed for non-commercial use only, so it is not bundled:
 ``LOCOMO_SAMPLE`` is a small file in the same format, written for this
 project. Point ``load_locomo`` at a downloaded ``locomo10.json`` to measure
 on the real thing. ``LONG_CONVERSATIONS``, also written for this project, holds
-three conversations of eight sessions each, spread over eight to ten months,
-whose questions ask about the first sessions (see ``teachmem.lab.longterm``).
+eight conversations of eight sessions each, spread over seven to eleven months,
+whose questions ask about the first four sessions (see ``teachmem.lab.longterm``;
+the file is written by ``benchmarks/long_conversations.py``).
 
 **Evidence recall@k**, exactly: every turn of a conversation is stored in a
 fresh retriever as ``"speaker: text"``, in file order (sessions by number).
