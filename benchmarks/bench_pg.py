@@ -20,8 +20,17 @@ numpy store, the numpy store saved to and loaded from a SQLite file (``MemoryDB`
     search list (ef_search 40) and at the store's (200); and how often the stores' top 5 agree;
   - memory and disk per memory.
 
+``--scale N --synthetic`` (1,000,000 by default) measures the same columns on synthetic vectors of low intrinsic
+dimension (``synthetic_vectors``: clustered points of a 16-dimensional space, mapped to 256 dimensions by one fixed
+random linear map, plus a little noise; unit length), as real embeddings are: on i.i.d. Gaussian vectors every
+HNSW index looks broken. The texts are placeholders ("m12" is memory 12), embedded by looking their vector up
+(``RowEmbedder``), so store() costs what the store does, not an embedder. It has no SQLite column: saving runs
+``to_state()``, which makes every vector a Python list (about 8 GB at 1M × 256).
+PostgreSQL's retrieve runs the index's candidates and then the exact check (``teachmem.lab.pg_rank``); the recall
+rows also give the latency of the index search alone, so the cost of exactness shows.
+
     .venv/bin/python benchmarks/bench_pg.py [sizes…]
-    .venv/bin/python benchmarks/bench_pg.py --scale [N]
+    .venv/bin/python benchmarks/bench_pg.py --scale [N] [--synthetic]
 """
 from __future__ import annotations
 
@@ -41,9 +50,13 @@ from psycopg.conninfo import make_conninfo
 from teachmem import (EPOCH, MemoryDB, PgMemoryStore, SemanticMemoryStore, list_scenarios, load_locomo,
                       load_scenario, local_postgres)
 from teachmem.core.subword import SubwordEmbedder
+from teachmem.core.vectors import top_k_rows
 
 QUERIES = 200
 API_ROWS = 2_000        # PostgreSQL rows written through store(), one transaction each, before the bulk load
+DIM = 256
+GRAPH_MEMORY = "3GB"    # maintenance_work_mem for the HNSW build: the graph of 1M × 256 dims fits (~1.8 GB)
+LATENT, CLUSTERS, SPREAD, NOISE = 16, 1_000, 0.35, 0.1    # the synthetic vectors (see synthetic_vectors)
 
 
 def sentences() -> list[str]:
@@ -52,11 +65,15 @@ def sentences() -> list[str]:
     return texts + [t.text for c in load_locomo() for t in c.turns]
 
 
+def importance_and_day(i: int) -> tuple[float, int]:
+    """Memory ``i``'s importance (0.2 to 1) and the day it was stored (0 to 89), varied and deterministic."""
+    return 0.2 + 0.8 * ((i * 37) % 11) / 10, (i * 13) % 90
+
+
 def memories(n: int) -> list[tuple[str, float, int]]:
     """``n`` (text, importance, day) made of two real sentences each, deterministic."""
     base = sentences()
-    return [(f"{base[i % len(base)]} {base[(7 * i + 3) % len(base)]}", 0.2 + 0.8 * ((i * 37) % 11) / 10,
-             (i * 13) % 90) for i in range(n)]
+    return [(f"{base[i % len(base)]} {base[(7 * i + 3) % len(base)]}", *importance_and_day(i)) for i in range(n)]
 
 
 def questions() -> list[str]:
@@ -115,7 +132,44 @@ def varied_memories(n: int) -> list[tuple[str, float, int]]:
     base = sentences()
     size = len(base)
     return [(f"{base[i % size]} {base[(i // size) % size]} {base[(i // size ** 2 + 7 * i) % size]}",
-             0.2 + 0.8 * ((i * 37) % 11) / 10, (i * 13) % 90) for i in range(n)]
+             *importance_and_day(i)) for i in range(n)]
+
+
+def synthetic_vectors(n: int, seed: int) -> np.ndarray:
+    """``n`` unit vectors in ``DIM`` dimensions of intrinsic dimension ``LATENT``: points of ``CLUSTERS`` Gaussian
+    clusters (centres N(0, 1), spread ``SPREAD``) in ``LATENT`` dimensions, mapped by one fixed random linear map
+    (the same for every ``seed``), plus noise of ``NOISE`` in every dimension."""
+    fixed = np.random.default_rng(0)
+    centres, lift = fixed.standard_normal((CLUSTERS, LATENT)), fixed.standard_normal((LATENT, DIM))
+    rng, out = np.random.default_rng(seed), np.empty((n, DIM), dtype=np.float32)
+    for start in range(0, n, 100_000):
+        size = min(100_000, n - start)
+        latent = centres[rng.integers(CLUSTERS, size=size)] + SPREAD * rng.standard_normal((size, LATENT))
+        vectors = latent @ lift / np.sqrt(LATENT) + NOISE * rng.standard_normal((size, DIM))
+        out[start:start + size] = vectors / np.linalg.norm(vectors, axis=1, keepdims=True)
+    return out
+
+
+class RowEmbedder:
+    """An embedder over vectors made beforehand: "m12" is row 12 of ``memories``, "q3" row 3 of ``questions``."""
+
+    def __init__(self, memories: np.ndarray, questions: np.ndarray):
+        self.matrices, self.dim = {"m": memories, "q": questions}, memories.shape[1]
+
+    def embed(self, texts) -> np.ndarray:
+        return np.stack([self.matrices[text[0]][int(text[1:])] for text in texts])
+
+
+def real_workload(n: int) -> tuple[SubwordEmbedder, list[tuple[str, float, int]], list[str]]:
+    """The embedder, ``n`` memories of three real sentences each, and the questions."""
+    return SubwordEmbedder(DIM), varied_memories(n), questions()
+
+
+def synthetic_workload(n: int) -> tuple[RowEmbedder, list[tuple[str, float, int]], list[str]]:
+    """The embedder of ``n`` synthetic memory vectors and ``QUERIES`` question vectors (drawn alike), placeholder
+    texts naming them, the same importances and days as the real memories."""
+    embedder = RowEmbedder(synthetic_vectors(n, seed=1), synthetic_vectors(QUERIES, seed=2))
+    return embedder, [(f"m{i}", *importance_and_day(i)) for i in range(n)], [f"q{j}" for j in range(QUERIES)]
 
 
 def latencies(store, asked, now) -> tuple[list[float], list[list[str]]]:
@@ -150,20 +204,26 @@ def through_sqlite(store, folder: str, embedder) -> tuple[SemanticMemoryStore, d
 
 
 def bulk_load(dsn: str, rows, vectors: np.ndarray) -> dict:
-    """Rows API_ROWS.. by COPY (as the server's owner: COPY FROM obeys no policy), then the HNSW index built."""
+    """Rows API_ROWS.. by binary COPY (as the server's owner: COPY FROM obeys no policy), then the HNSW index
+    built with ``GRAPH_MEMORY`` (a warning if the graph did not fit: the build then runs on disk, slower)."""
     with psycopg.connect(dsn, autocommit=True) as admin:
         register_vector(admin)
+        admin.add_notice_handler(lambda notice: print(f"  postgres: {notice.message_primary}", flush=True))
         admin.execute("DROP INDEX memories_embedding")
         start = time.perf_counter()
         with admin.cursor() as cursor, cursor.copy(
                 "COPY memories (user_id, seq, text, memory_type, embedding, importance, created, accessed) "
-                "FROM STDIN") as copy:
+                "FROM STDIN (FORMAT BINARY)") as copy:
+            copy.set_types(["text", "integer", "text", "text", "vector", "double precision", "timestamp",
+                            "timestamp"])
             for seq in range(API_ROWS, len(rows)):
                 text, importance, day = rows[seq]
                 when = EPOCH + timedelta(days=day)
                 copy.write_row(("bench", seq, text, "general", vectors[seq], importance, when, when))
         loaded = time.perf_counter() - start
-        admin.execute("SET maintenance_work_mem = '1GB'")
+        admin.execute(f"SET maintenance_work_mem = '{GRAPH_MEMORY}'")
+        workers = admin.execute("SHOW max_parallel_maintenance_workers").fetchone()[0]
+        print(f"  building the HNSW index over {len(rows):,} rows ({workers} parallel workers)…", flush=True)
         start = time.perf_counter()
         admin.execute("CREATE INDEX memories_embedding ON memories USING hnsw (embedding vector_cosine_ops)")
         built = time.perf_counter() - start
@@ -174,66 +234,81 @@ def bulk_load(dsn: str, rows, vectors: np.ndarray) -> dict:
     return {"copy": loaded, "index": built, "table": sizes[0], "hnsw": sizes[1], "total": sizes[2]}
 
 
-def knn_recall(pg_store, matrix: np.ndarray, questions: np.ndarray, ef_search: int) -> tuple[float, float]:
-    """recall@5 of the index's nearest neighbours (cosine) against exact search over ``matrix``, and the median
-    milliseconds of one such index search."""
+def knn_recall(pg_store, exact: list[set], questions: np.ndarray, ef_search: int) -> tuple[float, np.ndarray]:
+    """recall@5 of the index's nearest neighbours (cosine) against ``exact`` (each question's true 5 nearest), and
+    the p50 and p95 milliseconds of one such index search (the index alone: no scoring, no exact check)."""
     pg_store.conn.execute("SELECT set_config('hnsw.ef_search', %s, false)", [str(ef_search)])
     found, seconds = 0, []
-    for q in questions:
-        exact = set(np.argsort(-(matrix @ q), kind="stable")[:5].tolist())
+    for q, nearest in zip(questions, exact, strict=True):
         start = time.perf_counter()
         got = {r[0] for r in pg_store.conn.execute("SELECT seq FROM memories ORDER BY embedding <=> %s LIMIT 5",
                                                    [q.astype(np.float32)])}
         seconds.append(time.perf_counter() - start)
-        found += len(exact & got)
-    return found / (5 * len(questions)), float(np.median(seconds)) * 1000
+        found += len(nearest & got)
+    return found / (5 * len(questions)), np.percentile(seconds, [50, 95]) * 1000
 
 
-def scale(dsn: str, n: int, folder: str) -> None:
-    embedder, rows = SubwordEmbedder(256), varied_memories(n)
-    asked, now = questions(), EPOCH + timedelta(days=100)
+def nearest(matrix: np.ndarray, questions: np.ndarray) -> list[set]:
+    """Each question's 5 nearest rows of ``matrix`` (unit vectors: the largest dot products), exactly."""
+    everyone = np.ones(len(matrix), dtype=bool)
+    return [set(top_k_rows(matrix @ q, everyone, 5).tolist()) for q in questions]
+
+
+def scale(dsn: str, n: int, folder: str, synthetic: bool = False) -> None:
+    start = time.perf_counter()
+    embedder, rows, asked = (synthetic_workload if synthetic else real_workload)(n)
+    print(f"{n:,} {'synthetic' if synthetic else 'real'} memories made in {time.perf_counter() - start:.1f} s",
+          flush=True)
+    now = EPOCH + timedelta(days=100)
     numpy_store, numpy_fill, numpy_rss = fill_numpy(rows, embedder)
     print(f"numpy: {n:,} store() in {numpy_fill:.1f} s", flush=True)
-    loaded, sqlite = through_sqlite(numpy_store, folder, embedder)
-    print(f"sqlite: saved in {sqlite['save']:.1f} s, loaded in {sqlite['load']:.1f} s", flush=True)
+    loaded, sqlite = (None, {}) if synthetic else through_sqlite(numpy_store, folder, embedder)
+    if sqlite:
+        print(f"sqlite: saved in {sqlite['save']:.1f} s, loaded in {sqlite['load']:.1f} s", flush=True)
     pg_dsn = fresh_dsn(dsn)
     with PgMemoryStore(pg_dsn, user_id="bench", embedder=embedder) as pg_store:
         pg_fill = fill(pg_store, rows[:API_ROWS])
         start = time.perf_counter()
-        vectors = embedder.embed([text for text, _, _ in rows])
-        embed_time = time.perf_counter() - start
-        bulk = bulk_load(pg_dsn, rows, vectors)
+        embedder.embed([text for text, _, _ in rows[:10_000]])
+        embed_rate = min(n, 10_000) / (time.perf_counter() - start)
+        matrix = numpy_store.table.matrix        # every memory's vector, as both stores hold it
+        bulk = bulk_load(pg_dsn, rows, matrix)
         print(f"postgres: {API_ROWS:,} store() in {pg_fill:.1f} s, COPY {n - API_ROWS:,} in {bulk['copy']:.1f} s, "
               f"HNSW built in {bulk['index']:.1f} s", flush=True)
-        times = {"numpy": latencies(numpy_store, asked, now), "sqlite": latencies(loaded, asked, now),
-                 "postgres": latencies(pg_store, asked, now)}
-        matrix, qs = vectors / np.linalg.norm(vectors, axis=1, keepdims=True), embedder.embed(asked[:100])
-        recall = {ef: knn_recall(pg_store, matrix, qs, ef) for ef in (40, 200)}
+        stores = {"numpy": numpy_store, "sqlite": loaded, "postgres": pg_store}
+        times = {name: latencies(store, asked, now) for name, store in stores.items() if store is not None}
+        qs = embedder.embed(asked[:100])
+        exact = nearest(matrix, qs)
+        recall = {ef: knn_recall(pg_store, exact, qs, ef) for ef in (40, 200)}
         pg_store.conn.execute("RESET hnsw.ef_search")
-    report(n, embed_time, numpy_fill, numpy_rss, pg_fill, sqlite, bulk, times, recall)
+    report(n, embed_rate, numpy_fill, numpy_rss, pg_fill, sqlite, bulk, times, recall)
 
 
-def report(n, embed_time, numpy_fill, numpy_rss, pg_fill, sqlite, bulk, times, recall) -> None:
+def report(n, embed_rate, numpy_fill, numpy_rss, pg_fill, sqlite, bulk, times, recall) -> None:
     p = {name: np.percentile(seconds, [50, 95]) * 1000 for name, (seconds, _) in times.items()}
     agree = {name: sum(a == b for a, b in zip(times["numpy"][1], tops, strict=True))
              for name, (_, tops) in times.items()}
     numpy_rate, pg_rate = n / numpy_fill, API_ROWS / pg_fill
-    print(f"\n{n:,} memories, {len(times['numpy'][0])} questions; embedding alone: {n / embed_time:,.0f}/s")
+    column = {"save": f"{sqlite['save']:.1f} / {sqlite['load']:.1f}", "p50": f"{p['sqlite'][0]:.1f}",
+              "p95": f"{p['sqlite'][1]:.1f}", "agree": agree["sqlite"], "disk": f"{sqlite['bytes'] / n:,.0f}"} \
+        if sqlite else dict.fromkeys(("save", "p50", "p95", "agree", "disk"), "-")
+    print(f"\n{n:,} memories, {len(times['numpy'][0])} questions; embedding alone: {embed_rate:,.0f}/s"
+          + ("" if sqlite else "; no SQLite column (synthetic: see the docstring)"))
     print(f"{'':<28}{'numpy':>12}{'SQLite-loaded':>15}{'PostgreSQL':>13}   PostgreSQL / numpy")
     print(f"{'insert, store() per s':<28}{numpy_rate:>12,.0f}{'':>15}{pg_rate:>13,.0f}   {pg_rate / numpy_rate:.2f}×")
     print(f"{'bulk: COPY per s':<28}{'':>12}{'':>15}{(n - API_ROWS) / bulk['copy']:>13,.0f}")
     print(f"{'HNSW index build, s':<28}{'':>12}{'':>15}{bulk['index']:>13.1f}")
-    print(f"{'save / load, s':<28}{'':>12}{sqlite['save']:>7.1f} / {sqlite['load']:<5.1f}")
+    print(f"{'save / load, s':<28}{'':>12}{column['save']:>15}")
     for k, label in ((0, "p50"), (1, "p95")):
-        print(f"{'retrieve ' + label + ', ms':<28}{p['numpy'][k]:>12.1f}{p['sqlite'][k]:>15.1f}{p['postgres'][k]:>13.1f}"
+        print(f"{'retrieve ' + label + ', ms':<28}{p['numpy'][k]:>12.1f}{column[label]:>15}{p['postgres'][k]:>13.1f}"
               f"   {p['postgres'][k] / p['numpy'][k]:.2f}×")
-    print(f"{'same top 5 as numpy':<28}{agree['numpy']:>12}{agree['sqlite']:>15}{agree['postgres']:>13}")
-    for ef, (share, median) in recall.items():
+    print(f"{'same top 5 as numpy':<28}{agree['numpy']:>12}{column['agree']:>15}{agree['postgres']:>13}")
+    for ef, (share, (p50, p95)) in recall.items():
         print(f"{f'HNSW recall@5, ef_search {ef}':<28}{'':>12}{'':>15}{share:>13.3f}   "
-              f"(the index search alone: p50 {median:.1f} ms)")
+              f"(the index search alone: p50 {p50:.1f} ms, p95 {p95:.1f} ms)")
     print(f"{'memory per memory, bytes':<28}{numpy_rss / n:>12,.0f}{'':>15}{bulk['hnsw'] / n:>13,.0f}"
           "   (numpy: process growth; PostgreSQL: the HNSW index, what must stay in RAM)")
-    print(f"{'disk per memory, bytes':<28}{'':>12}{sqlite['bytes'] / n:>15,.0f}{bulk['total'] / n:>13,.0f}"
+    print(f"{'disk per memory, bytes':<28}{'':>12}{column['disk']:>15}{bulk['total'] / n:>13,.0f}"
           f"   (PostgreSQL: table {bulk['table'] / n:,.0f} + indexes)")
 
 
@@ -244,14 +319,16 @@ def main(sizes: list[int]) -> None:
             run(server.dsn, n)
 
 
-def main_scale(n: int) -> None:
+def main_scale(n: int, synthetic: bool) -> None:
     with tempfile.TemporaryDirectory() as folder, local_postgres(folder) as server:
         print(f"server started in {server.started_in:.2f} s; {os.cpu_count()} cores")
-        scale(server.dsn, n, folder)
+        scale(server.dsn, n, folder, synthetic)
 
 
 if __name__ == "__main__":
     if sys.argv[1:2] == ["--scale"]:
-        main_scale(int(sys.argv[2]) if len(sys.argv) > 2 else 100_000)
+        synthetic = "--synthetic" in sys.argv
+        counts = [int(a) for a in sys.argv[2:] if a != "--synthetic"]
+        main_scale(counts[0] if counts else 1_000_000 if synthetic else 100_000, synthetic)
     else:
         main([int(a) for a in sys.argv[1:]] or [1_000, 10_000])

@@ -1,12 +1,14 @@
 """Every exercise of notebook 10: the worked solution passes its checker, a plausible wrong answer fails it,
 and an answer that just hands over teachmem's own implementation fails it too."""
 import json
+import tempfile
 
 import psycopg
 import pytest
+from psycopg import errors
 
 from conftest import ROOT, fails, load_solutions, passes
-from teachmem import PgMemoryStore
+from teachmem import PgMemoryStore, local_postgres
 from teachmem.lab.pg_rank import RANKED
 from teachmem.lessons import production as lesson
 
@@ -59,6 +61,39 @@ def test_a_stopped_server_is_said_in_plain_words(tmp_path, capsys):
     with lesson.quiet_if_server_stopped():                                   # the 10.1 cell's own connection
         psycopg.connect(stopped)
         raise AssertionError("not reached: the connection fails")
+
+
+def test_a_server_stopped_under_an_open_connection_stays_quiet(monkeypatch):
+    monkeypatch.delenv("TEACHMEM_PG_DSN", raising=False)            # a server of this test's own, to stop
+    with tempfile.TemporaryDirectory(prefix="teachmem-pg-") as folder, local_postgres(folder) as server:
+        conn = psycopg.connect(server.dsn, autocommit=True)
+        server.stop()
+        for attempt in (lambda: conn.execute("SELECT 1"),                 # AdminShutdown (57P01)
+                        lambda: conn.execute("SELECT 1"),                 # the connection is closed (no SQLSTATE)
+                        lambda: psycopg.connect(server.dsn, connect_timeout=5)):    # nobody listens
+            with lesson.quiet_if_server_stopped():
+                attempt()
+                raise AssertionError("not reached: the server is stopped")
+
+
+def test_a_running_servers_operational_error_is_not_swallowed(pg_dsn):
+    with psycopg.connect(pg_dsn, autocommit=True) as conn:
+        conn.execute("SET statement_timeout = 50")
+        with pytest.raises(psycopg.errors.QueryCanceled), lesson.quiet_if_server_stopped():
+            conn.execute("SELECT pg_sleep(5)")                          # an OperationalError; the server answers
+        assert conn.execute("SELECT 1").fetchone() == (1,)
+    with pytest.raises(psycopg.errors.UndefinedTable), lesson.quiet_if_server_stopped():
+        psycopg.connect(pg_dsn).execute("SELECT * FROM no_such_table")
+
+
+@pytest.mark.parametrize("err, gone", [
+    (psycopg.OperationalError("the connection is closed"), True),         # raised by psycopg itself
+    (errors.AdminShutdown("terminating connection"), True), (errors.CrashShutdown("x"), True),
+    (errors.CannotConnectNow("the database system is shutting down"), True), (errors.ConnectionFailure("x"), True),
+    (errors.QueryCanceled("statement timeout"), False), (errors.LockNotAvailable("x"), False),
+    (errors.DiskFull("x"), False), (errors.TooManyConnections("x"), False), (ValueError("x"), False)])
+def test_connection_gone_tells_a_stopped_server_from_other_errors(err, gone):
+    assert lesson.connection_gone(err) is gone
 
 
 def test_10_1_with_a_running_server_checks_the_prediction(pg_dsn, capsys):

@@ -19,8 +19,8 @@ try:
 except ImportError:
     psycopg = None    # type: ignore[assignment]
 
-__all__ = ["after_prediction", "check_index_query", "check_rls_prediction", "exercise_vectors", "plan_nodes",
-           "plan_shape", "quiet_if_server_stopped", "server_problem"]
+__all__ = ["after_prediction", "check_index_query", "check_rls_prediction", "connection_gone", "exercise_vectors",
+           "plan_nodes", "plan_shape", "quiet_if_server_stopped", "server_problem"]
 
 ITEMS = 600          # rows of the checker's own table: enough for an index, small enough to build in a second
 DIM = 8
@@ -41,13 +41,28 @@ def server_problem(dsn: str, rerun: str = "run section 1's cell again, then this
     return None
 
 
+# SQLSTATEs that say the server is gone: class 08 (connection exception), an administrator's or a crash's
+# shutdown, a server shutting down or starting up.
+GONE_STATES = ("08", "57P01", "57P02", "57P03")
+
+
+def connection_gone(err: BaseException) -> bool:
+    """Whether ``err`` says the server no longer answers: an ``OperationalError`` psycopg raises itself (no
+    SQLSTATE: no server to connect to, the connection closed or lost) or one of ``GONE_STATES``. A statement
+    timeout, a lock not granted or a full disk are OperationalErrors of a server that still answers: not these."""
+    return isinstance(err, psycopg.OperationalError) and (
+        err.sqlstate is None or err.sqlstate.startswith(GONE_STATES))
+
+
 @contextmanager
 def quiet_if_server_stopped() -> Iterator[None]:
-    """Runs the block; if the server no longer answers, skips the rest of it quietly (its checker says why)."""
+    """Runs the block; if the server no longer answers, skips the rest of it quietly (its checker says why).
+    Any other error, an OperationalError of a running server included, is raised as usual."""
     try:
         yield
-    except psycopg.OperationalError:
-        pass
+    except psycopg.OperationalError as err:
+        if not connection_gone(err):
+            raise
 
 
 def _rls_problem(prediction: object) -> str | None:
