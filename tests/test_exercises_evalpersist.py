@@ -195,6 +195,50 @@ def test_9_1_prediction(capsys):
     assert {r.tier for r in provenance(_app_after_retention()) if "phone" in r.pii} == s09.still_holding
 
 
+def _notebook_cells(stem, *ids):
+    import json
+    from pathlib import Path
+    nb = json.loads((Path(__file__).parent.parent / "notebooks" / f"{stem}.ipynb").read_text())
+    by_id = {c.get("id"): "".join(c["source"]) for c in nb["cells"]}
+    return [by_id[i] for i in ids]
+
+
+def test_9_1_the_reveal_shows_what_the_checker_measures_after_the_rest_has_run(capsys):
+    """The reveal used to apply retention to ``app``, which 4.4 later replaces and forgets from: after Run All,
+    or on a second run, it showed no phone anywhere while the checker said the summary keeps it."""
+    from types import SimpleNamespace
+
+    from teachmem import ManualClock, SummaryMemory, apply_retention, forget
+    from teachmem.lab.replay import add_turn
+    noor = load_scenario("forget_address")
+
+    def assistant_until(turn):
+        app = SimpleNamespace(hybrid=HybridMemoryManager(), transcript=ConversationBuffer(),
+                              summary=SummaryMemory(summarize_every=6, keep_recent=2))
+        for t in noor.turns[:turn]:
+            for memory in vars(app).values():
+                add_turn(memory, noor, t.turn)
+        return app
+
+    stale = assistant_until(14)
+    forget(stale, re.compile(r"07700\s?900\s?123"))       # as 4.4 leaves ``app``
+    scope = {"noor": noor, "assistant_until": assistant_until, "provenance": provenance, "lesson": lesson09,
+             "still_holding": s09.still_holding, "app": stale, "ManualClock": ManualClock,
+             "apply_retention": apply_retention}
+    plot_cell, reveal_cell = _notebook_cells("09_persistence_and_governance", "34df3081", "c1cb56b9")
+    shown = []
+    for _ in range(2):                     # run twice, as a learner does after writing the prediction
+        capsys.readouterr()
+        exec(plot_cell, scope)
+        exec(reveal_cell, scope)
+        shown.append(capsys.readouterr().out)
+    assert shown[0] == shown[1]
+    assert "removed 2 items" in shown[0] and "✓ still_holding: passed" in shown[0]
+    assert "still holding personal data: [('summary', " in shown[0]
+    held = {tier for tier, _ in re.findall(r"\('(\w[\w.]*)', '([^']*)'\)", shown[0].split("still holding")[1])}
+    assert held == s09.still_holding
+
+
 # ------------------------------------------------------------------ 9.2 · retention that counts use
 def _expired_from_observation(memories, ttl_days, pii_days, now):      # ignores last_used
     return [m["id"] for m in memories if (ttl_days.get(m["type"]) is not None
@@ -227,6 +271,10 @@ def test_9_2_expired_ids(capsys):
     fails(lesson09.check_expired_ids(_expired_by_teachmem), capsys)
     assert not lesson09.check_expired_ids(lambda *a: (_ for _ in ()).throw(NotImplementedError))
     assert "not implemented yet" in capsys.readouterr().out
+    # the sentence gives every setting the answer depends on, not only the memories
+    said = fails(lesson09.check_expired_ids(_expired_from_observation), capsys)
+    assert "ttl_days={'message': 30, 'fact': None}" in said and "pii_days=7" in said and "now=day " in said
+    assert "observed day 0" in said and "used day 10" in said
 
 
 # ------------------------------------------------------------------ 9.3 · a detector you can defend
@@ -272,6 +320,44 @@ def test_9_5_notes_store(monkeypatch, capsys):
     fails(lesson09b.check_notes_store(store), capsys)                             # deletes kim too
     assert not lesson09b.check_notes_store(lambda path: (_ for _ in ()).throw(NotImplementedError))
     assert "not implemented yet" in capsys.readouterr().out
+
+
+ZEROING, NOT_ZEROING = "PRAGMA secure_delete = ON", "PRAGMA secure_delete = OFF"
+HALF_ERASED = [
+    # secure_delete on, nothing after the delete: the log still holds the old page
+    (ZEROING, [], "secure_delete overwrites the freed space, but the old page"),
+    # VACUUM: in WAL mode the rebuilt pages go into the log too
+    (NOT_ZEROING, ["VACUUM"], "VACUUM rebuilt the database, but in WAL mode"),
+    # a plain checkpoint folds the log back but does not empty it
+    (ZEROING, ["PRAGMA wal_checkpoint"], "but did not empty it"),
+    # a truncating checkpoint without secure_delete: the file keeps the row in freed space
+    (NOT_ZEROING, ["PRAGMA wal_checkpoint(TRUNCATE)"], "notes.db itself keeps the deleted row in its freed space"),
+]
+
+
+def test_9_5_each_missing_step_gets_its_own_sentence(monkeypatch, capsys):
+    """Four wrong answers used to get one sentence, the same for all of them."""
+    store = s09b.NotesStore
+    said = {}
+    for pragma, after_delete, says in HALF_ERASED:
+        monkeypatch.setattr(store, "PRAGMAS", ["PRAGMA journal_mode = WAL", pragma])
+        monkeypatch.setattr(store, "AFTER_DELETE", after_delete)
+        said[says] = fails(lesson09b.check_notes_store(store), capsys)
+        assert says in said[says]
+    assert len(set(said.values())) == len(HALF_ERASED)
+    for says, sentence in said.items():
+        assert [other for other in said if other in sentence] == [says], sentence
+
+
+def test_9_5_a_statement_sqlite_refuses_is_named_as_such(monkeypatch, capsys):
+    store = s09b.NotesStore
+    monkeypatch.setattr(store, "AFTER_DELETE", ["VACUM"])
+    said = fails(lesson09b.check_notes_store(store), capsys)
+    assert "AFTER_DELETE" in said and "VACUM" in said and "your function raised" not in said
+    monkeypatch.setattr(store, "AFTER_DELETE", [])
+    monkeypatch.setattr(store, "PRAGMAS", ["PRAGMA journal_mode = WAL", "SELEC 1"])
+    said = fails(lesson09b.check_notes_store(store), capsys)
+    assert "PRAGMAS" in said and "SELEC" in said
 
 
 # ------------------------------------------------------------------ plots a projector can show

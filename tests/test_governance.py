@@ -334,7 +334,8 @@ def test_stored_instructions_stay_fenced_as_quoted_data(attack):
 # ------------------------------------------------------------ notebook 09: checkers, the widget view, the plot
 from conftest import load_solutions, proves_checker  # noqa: E402
 from teachmem.lessons import persistence as check  # noqa: E402
-from teachmem.lessons.persistence import plot_retention, retention_view  # noqa: E402
+from teachmem.lessons.persistence import RetentionWidget, cell_source, plot_retention, retention_view  # noqa: E402
+from teachmem.lessons.common import shown_text, short  # noqa: E402
 from teachmem.lessons.common import OKABE_ITO  # noqa: E402
 from matplotlib.colors import to_rgba  # noqa: E402
 
@@ -377,22 +378,78 @@ def test_retention_view_at_every_slider_position(noor):
             limits = ([] if r.memory_type.startswith("fact") else [message_days]) + ([pii_days] if r.pii else [])
             ttl = min(limits) if limits else None       # personal data is capped, even in a fact
             want.append("✓" if ttl is None or r.observed_at + timedelta(days=ttl) > now else "✗")
-        assert [line[0] for line in lines[2:]] == want
+        # removed items first, so the few ✗ rows are not lost among the ✓ rows; otherwise in the tiers' order
+        shown = [(m, r) for m, r in zip(want, records, strict=True) if m == "✗"] + [(m, r) for m, r in zip(want, records, strict=True) if m == "✓"]
+        assert [line[0] for line in lines[2:]] == [m for m, _ in shown]
+        assert all(line.endswith(short(r.text, 44)) for line, (_, r) in zip(lines[2:], shown, strict=True))
         assert lines[1] == f"{want.count('✓')} of {len(records)} items kept, {want.count('✗')} removed"
+        assert max(len(line) for line in lines[2:]) <= 90      # no row wraps in a notebook at 1280 pixels
     assert retention_view(memory, noor.start, 0, 30, 7) != retention_view(memory, noor.start, 60, 30, 7)
     assert provenance(memory) == records          # the view never removes anything
 
 
 @needs_provenance
-def test_plot_retention_draws_one_bar_per_timed_item(noor):
+def test_the_retention_widget_shows_the_view_for_its_sliders_and_reads_before_it_runs(noor):
+    memory = assistant(noor, upto=14).hybrid
+    widget = RetentionWidget(memory, noor.start, days_later=8, message_days=30, pii_days=7)
+    assert shown_text(widget) == retention_view(memory, noor.start, 8, 30, 7) + "\n"
+    widget.sliders["days_later"].value = 20
+    widget.sliders["pii_days"].value = 3
+    assert shown_text(widget) == retention_view(memory, noor.start, 20, 30, 3) + "\n"
+    # a stored notebook shows the plain text until the cell runs: a sentence, not the widget's fields
+    assert repr(widget) == ("RetentionWidget(day 20: messages live 30 days, personal data at most 3; "
+                            "run the cell to move the sliders)")
+    assert "VBox" not in widget._repr_mimebundle_()["text/plain"]
+    # every label shows whole: nothing cut to "message_…" at 1280 pixels
+    assert all(s.style.description_width == "initial" for s in widget.sliders.values())
+
+
+@needs_provenance
+def test_plot_retention_draws_one_bar_per_group_of_alike_items(noor):
     memory = assistant(noor, upto=14).hybrid
     records = provenance(memory)
     fig = plot_retention(records, RetentionPolicy({"message": 30}, pii=7), noor.start,
                          noor.start + timedelta(days=8))
     ax = fig.axes[0]
-    assert len(ax.patches) == len([r for r in records if r.observed_at]) > 0
+    labels = [t.get_text() for t in ax.get_yticklabels()]
+    assert len(ax.patches) == len(labels) > 0
+    # every timed item is drawn: a bar stands for one turn, or for the number of items its label says
+    counted = sum(int(m.group(1)) if (m := re.search(r": (\d+) \w+s$", label)) else 1 for label in labels)
+    assert counted == len([r for r in records if r.observed_at]) > len(labels)
     personal = to_rgba(OKABE_ITO[5])                # the palette's red: personal data
-    assert sum(p.get_facecolor() == personal for p in ax.patches) == sum(r.has_pii for r in records if r.observed_at)
+    drawn_personal = [label for p, label in zip(ax.patches, labels, strict=True) if p.get_facecolor() == personal]
+    assert len(drawn_personal) == sum(r.has_pii for r in records if r.observed_at)   # each one its own bar
+    assert all("(phone)" in label for label in drawn_personal)
+    assert fig.get_size_inches()[1] * fig.dpi <= 500          # the legend shows without scrolling at 720 pixels
+
+
+@needs_provenance
+def test_plot_retention_shows_the_summary_no_time_can_age(noor):
+    app = SimpleNamespace(summary=SummaryMemory(summarize_every=6, keep_recent=2))
+    for t in noor.turns[:14]:
+        add_turn(app.summary, noor, t.turn)
+    records = provenance(app)
+    untimed = [r for r in records if r.observed_at is None]
+    assert untimed and untimed[0].has_pii              # the summary holds the phone number, and no time
+    fig = plot_retention(records, RetentionPolicy({"message": 30}, pii=7), noor.start, noor.start + timedelta(days=8))
+    ax = fig.axes[0]
+    hatched = [label.get_text() for p, label in zip(ax.patches, ax.get_yticklabels(), strict=True) if p.get_hatch()]
+    assert hatched == ["summary: the summary (phone)"]
+    assert ax.patches[[t.get_text() for t in ax.get_yticklabels()].index(hatched[0])].get_x() == 0
+    assert any(h.get_label() == "no time recorded" for h in fig.legends[0].legend_handles)
+
+
+def test_cell_source_gives_the_text_a_notebook_cell_defined_a_class_in():
+    import linecache
+    text = "import json\n\n\nclass Kept:\n    def save(self):\n        return json.dumps(1)\n"
+    linecache.cache["<cell 4>"] = (len(text), None, text.splitlines(True), "<cell 4>")
+    scope: dict = {}
+    exec(compile(text, "<cell 4>", "exec"), scope)
+    assert cell_source(scope["Kept"]) == text
+    with pytest.raises(TypeError, match="cls must be a class"):
+        cell_source(scope["Kept"]())
+    with pytest.raises(ValueError, match="not available"):
+        cell_source(type("Bare", (), {}))
 
 
 @needs_erase

@@ -38,9 +38,33 @@ def check_prediction(prediction: object) -> str | None:
 ADDRESS = "27 Elm Grove, Leeds LS6 2AB"
 
 
+def _where_it_stays(left: list[str], folded: bool, zeroing: bool, statements: list[str]) -> str:
+    """Which step of erasing is missing, judged from where the address stays and what the store ran."""
+    start = f"the address is still in the bytes of {left}: "
+    if "notes.db-wal" not in left:
+        return (start + "the log was folded back into the file and emptied, but notes.db itself keeps the deleted "
+                "row in its freed space. Which setting overwrites freed space with zeros?")
+    if folded:
+        return (start + "a checkpoint folded the log back into notes.db, but did not empty it: the log still holds the "
+                "old page. A checkpoint has several modes; which one also truncates the log?"
+                + ("" if zeroing else " And secure_delete is off, so notes.db keeps the row in its freed space too."))
+    if any("vacuum" in statement.lower() for statement in statements):
+        return (start + "VACUUM rebuilt the database, but in WAL mode its new pages go into the log, after the old page "
+                "that holds the address. The log itself must be folded back into the file and emptied.")
+    if zeroing:
+        return (start + "secure_delete overwrites the freed space, but the old page, address included, still sits in "
+                "the write-ahead log. Which statement folds the log back into the file and empties it?")
+    return (start + "the row is gone, its old page is not: it sits in the write-ahead log, and secure_delete is off, "
+            "so the file would keep it in freed space too. Which setting overwrites freed space, and which "
+            "statement folds the log back into the file and empties it?")
+
+
 def _erasing_problem(store_class: Callable, folder: Path) -> str | None:
     path = folder / "notes.db"
-    store = store_class(path)
+    try:
+        store = store_class(path)
+    except sqlite3.Error as err:
+        return f"opening the store ran one of PRAGMAS, and SQLite refused it ({type(err).__name__}: {err})"
     conn = getattr(store, "conn", None)
     if not isinstance(conn, sqlite3.Connection):
         return (f"expected the notebook's NotesStore class, whose .conn is a sqlite3 connection; "
@@ -49,10 +73,15 @@ def _erasing_problem(store_class: Callable, folder: Path) -> str | None:
         with conn:
             conn.executemany("INSERT INTO notes VALUES (?, ?)", [("noor", f"Deliver it to {ADDRESS}."),
                                                                 ("kim", "Kim prefers window seats.")])
-        store.delete_user("noor")
+        try:
+            store.delete_user("noor")
+        except sqlite3.Error as err:
+            return f"delete_user ran one of AFTER_DELETE, and SQLite refused it ({type(err).__name__}: {err})"
         mode = conn.execute("PRAGMA journal_mode").fetchone()[0]
+        zeroing = bool(conn.execute("PRAGMA secure_delete").fetchone()[0])
         kept = conn.execute("SELECT text FROM notes").fetchall()
         left = [p.name for p in (path, Path(f"{path}-wal")) if p.exists() and ADDRESS.encode() in p.read_bytes()]
+        folded = b"CREATE TABLE" in path.read_bytes()       # the file holds the table: a checkpoint copied the log
     finally:
         conn.close()
     if kept != [("Kim prefers window seats.",)]:
@@ -60,8 +89,7 @@ def _erasing_problem(store_class: Callable, folder: Path) -> str | None:
     if mode != "wal":
         return f"the journal mode is {mode!r}: keep WAL (readers do not wait for the writer) and erase anyway"
     if left:
-        return (f"the address is still in the bytes of {left}: the row is gone, its old page is not. Which "
-                "setting overwrites freed space, and which statement folds the log back into the file?")
+        return _where_it_stays(left, folded, zeroing, [str(s) for s in getattr(store_class, "AFTER_DELETE", [])])
     return None
 
 

@@ -4,11 +4,14 @@ Taught in notebooks/09_persistence_and_governance.ipynb.
 """
 from __future__ import annotations
 
+import inspect
+import linecache
 import random
 from collections.abc import Callable, Iterator
 from datetime import datetime, timedelta
 from types import SimpleNamespace
 
+import ipywidgets
 from matplotlib.figure import Figure
 from matplotlib.lines import Line2D
 from matplotlib.patches import Patch
@@ -23,6 +26,23 @@ from teachmem.memory.summary import SummaryMemory
 from teachmem.lessons.common import (OKABE_ITO, after_prediction as after_prediction, answer_checker, checker,
                                      differs, explore as explore, figure, first_problem, mark, prediction_problem,
                                      short)
+
+# ---------------------------------------------------------------- section 2: the store in a second process
+def cell_source(cls: type) -> str:
+    """The text of the notebook cell that defined ``cls`` (a class with at least one method).
+
+    ``inspect.getsource`` cannot find a class defined in a notebook (a notebook is no file), but IPython keeps
+    every cell's text, under the file name its functions carry. Notebook 09 writes the cell that builds
+    ``TinyStore`` to a module, so the server it starts in a second process runs that very class.
+    """
+    if not isinstance(cls, type):
+        raise TypeError(f"cls must be a class, got {type(cls).__name__}")
+    methods = [f for f in vars(cls).values() if inspect.isfunction(f)]
+    lines = linecache.getlines(methods[0].__code__.co_filename) if methods else []
+    if not lines:
+        raise ValueError(f"the source of {cls.__name__} is not available: define it, with its methods, in a cell")
+    return "".join(lines)
+
 
 # ---------------------------------------------------------------- exercise 9.1: a prediction
 def assistant_until(scenario: Scenario, turn: int) -> SimpleNamespace:
@@ -99,11 +119,16 @@ def _random_memories() -> Iterator[tuple[list[dict], datetime]]:
         yield memories, EPOCH + timedelta(days=rng.randint(0, 100))
 
 
+def _day(when: datetime) -> str:
+    return f"day {(when - EPOCH) / timedelta(days=1):g}"
+
+
 def _expired_problem(fn: Callable, memories: list[dict], now: datetime, want: list) -> str | None:
-    shown = [(m["id"], m["type"], f"observed {m['observed_at']:%m-%d}",
-              f"used {m['last_used']:%m-%d}" if m["last_used"] else "never used", "pii" if m["pii"] else "")
+    shown = [(m["id"], m["type"], f"observed {_day(m['observed_at'])}",
+              f"used {_day(m['last_used'])}" if m["last_used"] else "never used", "pii" if m["pii"] else "")
              for m in memories]
-    return differs(f"memories={shown}, now={now:%m-%d %H:%M}",
+    return differs(f"ttl_days={_TTL_DAYS}, pii_days={_PII_DAYS}, now={_day(now)} and memories={shown} "
+                   f"(day 0 is {EPOCH:%Y-%m-%d %H:%M})",
                    list(fn([dict(m) for m in memories], dict(_TTL_DAYS), _PII_DAYS, now)), want)
 
 
@@ -144,8 +169,8 @@ def check_detect(fn: Callable) -> str | None:
 
 
 def retention_view(memory, start: datetime, days_later: int, message_days: int, pii_days: int,
-                   width: int = 52) -> str:
-    """Which stored items a retention policy would remove ``days_later`` days after ``start``.
+                   width: int = 44) -> str:
+    """Which stored items a retention policy would remove ``days_later`` days after ``start``: removed first.
 
     Messages live ``message_days``, anything with personal data at most
     ``pii_days``, facts forever. Nothing is removed: the view only asks the
@@ -161,48 +186,97 @@ def retention_view(memory, start: datetime, days_later: int, message_days: int, 
     lines = [f"day {days_later}: messages live {message_days} days, facts forever, "
              f"anything with personal data at most {pii_days} days",
              f"{len(records) - len(gone)} of {len(records)} items kept, {len(gone)} removed"]
-    for r in records:
+    tiers, types = max([len(r.tier) for r in records], default=0), max([len(r.memory_type) for r in records], default=0)
+    for r in sorted(records, key=lambda r: (r.tier, r.where) not in gone):      # removed first, else in order
         end = policy.expires_at(r)
         until = "forever" if end is None else f"until day {(end - start) / timedelta(days=1):.0f}"
-        pii = ",".join(r.pii) or "-"
-        lines.append(f"{mark((r.tier, r.where) not in gone)} {r.tier:<16} {r.memory_type:<14} {until:<13} "
-                     f"{pii:<6} {short(r.text, width)}")
+        lines.append(f"{mark((r.tier, r.where) not in gone)} {r.tier:<{tiers}} {r.memory_type:<{types}} {until:<12} "
+                     f"{','.join(r.pii) or '-':<5} {short(r.text, width)}")
     return "\n".join(lines)
 
 
+class RetentionWidget(ipywidgets.VBox):
+    """Notebook 09's *Try it*: three sliders above ``retention_view``, redrawn on every move.
+
+    Before the cell runs, a notebook shows the widget's plain text, which says what it is.
+
+    Taught in notebooks/09_persistence_and_governance.ipynb.
+    """
+
+    def __init__(self, memory, start: datetime, days_later: int = 8, message_days: int = 30, pii_days: int = 7):
+        def slider(value: int, low: int, high: int, label: str) -> ipywidgets.IntSlider:
+            return ipywidgets.IntSlider(value=value, min=low, max=high, description=label,
+                                        style={"description_width": "initial"},
+                                        layout=ipywidgets.Layout(width="min(520px, 100%)"))
+        self.sliders = {"days_later": slider(days_later, 0, 60, "days later"),
+                        "message_days": slider(message_days, 1, 60, "messages live (days)"),
+                        "pii_days": slider(pii_days, 1, 30, "personal data at most (days)")}
+        box = explore(retention_view, memory=ipywidgets.fixed(memory), start=ipywidgets.fixed(start), **self.sliders)
+        super().__init__(box.children)
+
+    def __repr__(self) -> str:
+        days, message, pii = (s.value for s in self.sliders.values())
+        return (f"RetentionWidget(day {days}: messages live {message} days, personal data at most {pii}; "
+                "run the cell to move the sliders)")
+
+
+def _same_bar(records: list[Provenance], policy: RetentionPolicy, start: datetime) -> list[list[Provenance]]:
+    """``records`` grouped where they draw the same bar: same tier, type and personal data, observed and
+    expiring on the same day (to a tenth)."""
+    day = timedelta(days=1)
+    groups: dict[tuple, list[Provenance]] = {}
+    for r in records:
+        end = policy.expires_at(r)
+        key = (r.tier, r.memory_type, r.has_pii, None if r.observed_at is None else round((r.observed_at - start) / day, 1),
+               None if end is None else round((end - start) / day, 1))
+        groups.setdefault(key, []).append(r)
+    return list(groups.values())
+
+
+def _bar_label(group: list[Provenance]) -> str:
+    r = group[0]
+    if len(group) > 1:
+        return f"{r.tier}: {len(group)} {r.memory_type}s"
+    pii = f" ({', '.join(r.pii)})" if r.pii else ""
+    return (f"{r.tier}: turn {r.source_turn}" if r.source_turn is not None else f"{r.tier}: the {r.memory_type}") + pii
+
+
 def plot_retention(records: list[Provenance], policy: RetentionPolicy, start: datetime, now: datetime) -> Figure:
-    """Each stored item as a bar from when it was observed to when it expires.
+    """Each stored item as a bar from when it was observed to when it expires; items that would draw the same
+    bar share one, labelled with how many they are.
 
     Colours (in the legend): personal data, which the policy caps; other items
     with a time to live; items kept forever, whose bars run off the right edge.
+    A hatched bar is an item that recorded no time: no time to live can age it.
     The dashed line is ``now``: bars ending left of it are gone.
 
     Taught in notebooks/09_persistence_and_governance.ipynb.
     """
     day = timedelta(days=1)
-    timed = [r for r in records if r.observed_at is not None]
-    ends = [(end - start) / day for r in timed if (end := policy.expires_at(r)) is not None]
+    ends = [(end - start) / day for r in records if (end := policy.expires_at(r)) is not None]
     horizon = max([(now - start) / day, *ends, 1]) * 1.15      # every expiry in sight; "forever" runs off the edge
     colours = {"personal": OKABE_ITO[5], "timed": OKABE_ITO[4], "forever": "#BBBBBB"}   # vermillion, sky blue, grey
-    fig, ax = figure(9.5, max(3, 0.27 * len(timed) + 1.8))
-    for i, r in enumerate(timed):
-        observed = r.observed_at or start
-        begin = (observed - start) / day
-        end = policy.expires_at(r)
-        length = (horizon - begin) if end is None else (end - observed) / day
+    groups = _same_bar(records, policy, start)
+    fig, ax = figure(9.5, max(2.6, 0.3 * len(groups) + 1.5))
+    for i, group in enumerate(groups):
+        r = group[0]
+        begin = 0.0 if r.observed_at is None else (r.observed_at - start) / day
+        end = policy.expires_at(r)      # None when kept forever, or when no time was recorded
+        length = horizon - begin if end is None else (end - start) / day - begin
         kind = "personal" if r.pii else ("forever" if end is None else "timed")
-        ax.barh(i, length, left=begin, height=0.7, color=colours[kind])
+        ax.barh(i, length, left=begin, height=0.7, color=colours[kind], edgecolor="white",
+                hatch="//" if r.observed_at is None else None)
     ax.axvline((now - start) / day, color="black", ls="--", lw=1.5)
-    ax.set_yticks(range(len(timed)), [f"{r.tier}, turn {r.source_turn}" if r.source_turn else r.tier for r in timed],
-                  fontsize=9)
+    ax.set_yticks(range(len(groups)), [_bar_label(g) for g in groups], fontsize=9)
     ax.set_xlim(0, horizon)
     ax.invert_yaxis()
-    ax.set_xlabel("days since the conversation started", fontsize=11)
+    ax.set_xlabel("days since the conversation started", fontsize=10)
     ax.set_title(f"Retention: each item from when it was observed to when it expires (now: day {(now - start) / day:.0f})",
                  fontsize=11)
     handles = [Patch(color=colours["personal"], label="personal data (capped)"),
                Patch(color=colours["timed"], label="expires (its type's time to live)"),
                Patch(color=colours["forever"], label="kept forever"),
+               Patch(facecolor="white", edgecolor="black", hatch="//", label="no time recorded"),
                Line2D([], [], color="black", ls="--", label="now")]
-    fig.legend(handles=handles, loc="outside lower center", ncols=4, fontsize=10, frameon=False)
+    fig.legend(handles=handles, loc="outside lower center", ncols=5, fontsize=9, frameon=False)
     return fig
