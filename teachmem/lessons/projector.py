@@ -32,7 +32,7 @@ from teachmem.core.change import Change
 from teachmem.lab.replay import Replay
 from teachmem.lab.scenarios import Fact, Scenario
 from teachmem.lessons.common import OKABE_ITO, short
-from teachmem.lessons.compare import change_words, comparison_rows, extraction_row, question_needs
+from teachmem.lessons.compare import change_words, comparison_rows, extraction_row, fact_name, question_needs
 from teachmem.lessons.highlights import BOX, escaped, extraction_html
 from teachmem.lessons.highlights import id_words as id_words, marked_html as marked_html
 from teachmem.lessons.highlights import unmarked_words as unmarked_words
@@ -144,8 +144,7 @@ class ComparisonChart:
         self.states = {state: ax.scatter([], [], label=state, **style) for state, style in FACT_STATES.items()}
         ax.set_xticks(range(len(self.names)), self.names, rotation=50, ha="right", rotation_mode="anchor")
         # a long value is named by what it is ("payments"): a label cut mid-word reads as a glitch
-        ax.set_yticks(range(len(facts)), [f.value if len(f.value) <= 16 else f.attribute.replace("_", " ")
-                                          for f in facts])
+        ax.set_yticks(range(len(facts)), [fact_name(f) for f in facts])
         ax.set(xlim=(-0.6, len(self.names) - 0.4), ylim=(len(facts) - 0.5, -0.5))
         ax.set_title("What each strategy holds now", fontsize=TITLE_PT)
         ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.3), ncols=2, fontsize=TEXT_PT, frameon=False,
