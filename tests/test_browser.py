@@ -47,6 +47,7 @@ REQUIRED = os.environ.get("CI", "").strip().lower() not in ("", "0", "false", "n
 START, WAIT, RUN = 90, 30, 120   # seconds: a server to answer, a widget to update, the notebook to run
 SLIDER_START, SLIDER_TARGET = 16, 29   # the comparison slider's value in notebook 07, and where we move it
 SCREEN = {"width": 1280, "height": 720}   # a projector's first screen
+JUPYTERLAB_ROOM = 560     # px of a 720-pixel screen left for a notebook once the browser's and JupyterLab's bars are drawn
 
 
 def _chromium() -> str | None:
@@ -309,6 +310,14 @@ def test_jupyterlab_runs_notebook_07_and_the_chart_follows_the_slider(browser, t
         box.scroll_into_view_if_needed()
         _slide_and_check(page, box, "jupyterlab", SLIDER_START, SLIDER_TARGET)
         page.screenshot(path=str(ARTIFACTS / "jupyterlab_page.png"), full_page=False)
+        # On a 1280×720 projector, JupyterLab's bars around it, each widget fits under its own slider.
+        page.set_viewport_size(SCREEN)
+        extraction = page.locator(".widget-vbox").filter(has_text="The message of turn ").first
+        for widget, what in ((box, "comparison"), (extraction, "extraction visualiser")):
+            widget.scroll_into_view_if_needed()
+            height = widget.evaluate("e => e.getBoundingClientRect().height")
+            assert height <= JUPYTERLAB_ROOM, f"notebook 07's {what} is {height:.0f} px tall at 1280×720"
+        page.screenshot(path=str(ARTIFACTS / "jupyterlab_1280x720.png"), full_page=False)
         assert not blocked, f"the page tried to leave 127.0.0.1: {blocked}"
 
 

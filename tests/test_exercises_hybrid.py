@@ -104,15 +104,42 @@ def test_7_2_a_pinned_choice_that_outlives_its_correction_fails_the_check(capsys
     assert "presents JSONB support, PostgreSQL as current from turn 26 on (4 turns in all)" in line
 
 
-# ---------------------------------------------------------------- 7.3 · write it: the cheapest answer
-def test_7_3_the_cheapest_strategy_that_answers(capsys):
-    def first_that_answers(r, turn):                # teachmem's Replay.answers alone: not the cheapest
-        return next((n for n in r.strategies if r.answers(n, turn, r.scenario.questions[0])), None)
+# ---------------------------------------------------------------- 7.3 · write it: from which turn it answers
+def test_7_3_the_turn_from_which_each_strategy_answers(project, capsys):
+    question = project.questions[0]
 
-    results = verdicts(compare.check_cheapest_answer,
-                       [S07.cheapest_answer,
-                        lambda r, turn: min(r.strategies, key=lambda n: r.at(n, turn).tokens),   # ignores answers
-                        first_that_answers],
+    def first_that_answers(r):                      # the first turn it answers at all: the semantic store at 19
+        q = r.scenario.questions[0]
+        return {n: next((t for t in range(1, len(r.scenario) + 1) if r.answers(n, t, q)), None)
+                for n in r.strategies}
+
+    def the_tables_answer(r):                       # teachmem's own turn-29 column: the question's turn, or None
+        q = r.scenario.questions[0]
+        return {n: q.turn if r.answers(n, q.turn, q) else None for n in r.strategies}
+
+    results = verdicts(compare.check_answers_from,
+                       [S07.answers_from, first_that_answers, the_tables_answer, lambda r: list(r.strategies)],
                        capsys)
-    assert [passed for passed, _ in results] == [True, False, False]
-    assert "'buffer' answers with 551 tokens, but 'summary' answers with" in results[2][1]
+    assert [passed for passed, _ in results] == [True, False, False, False]
+    assert results[0][1] == "✓ answers_from: passed"
+    assert ("for 'semantic' in the project_30 conversation you said 19, but it does not answer on turn 21: "
+            "not on every later turn") in results[1][1]
+    assert ("for 'buffer' in the project_30 conversation you said 29, but it already answers on turn 28 and "
+            "every turn after it") in results[2][1]
+    assert "expected a dict with one entry per strategy" in results[3][1]
+    # the known answers on notebook 07's replay: the window only on the last turn, the semantic store from 29
+    lesson_replay = replay(project, compare.lesson_strategies())
+    assert S07.answers_from(lesson_replay) == {"buffer": 17, "window": 30, "summary": 17, "entity": 17,
+                                               "semantic": 29, "hybrid": 17}
+    assert lesson_replay.answers("semantic", 19, question) and not lesson_replay.answers("semantic", 24, question)
+
+
+def test_7_3_a_strategy_that_stops_answering_is_none(capsys):
+    offsite = replay(load_scenario("offsite_changes"), comparison_strategies())
+    got = S07.answers_from(offsite)
+    assert got["entity"] is None and got["summary"] is None and got["buffer"] == 9
+    (passed, line), = verdicts(compare.check_answers_from,
+                               [lambda r: {**S07.answers_from(r), **({"entity": 1} if "entity" in r.strategies
+                                                                    and r.scenario.name == "offsite_changes"
+                                                                    else {})}], capsys)
+    assert not passed and "'entity' in the offsite_changes conversation (it does not answer on the last turn" in line

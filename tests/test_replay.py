@@ -314,6 +314,30 @@ def test_budget_view_every_slider_position(project, budget):
     assert [line[0] for line in shown] == ["✓" if c.kept else "✗" for c in listed]
 
 
+@pytest.mark.parametrize("budget", range(600, 3501, 100))
+def test_budget_view_fits_a_projected_notebook(project, budget):
+    """Every line fits the ~930 px a 1280×720 JupyterLab leaves for a cell (no wrapping), and a dropped window
+    message says what the window had left, as the manager's own reason does."""
+    text = budget_view(project, budget)
+    assert max(len(line) for line in text.splitlines()) <= 92
+    trace = feed(HybridMemoryManager(budget), project, 28).explain_prompt(project.turns[28].content)
+    full = [c for c in trace.candidates if c.source == "message" and not c.kept and not c.reason.startswith("outside")]
+    assert full or budget > 1000, "a tight budget leaves window messages out"
+    for c in full:
+        left = c.reason.rsplit(": ", 1)[-1]            # "in the window, but the budget is full: 29 left"
+        line = next(line for line in text.splitlines() if line.startswith(f"✗ message turn {c.turn:>2} "))
+        assert line.endswith(f"full: {left}")
+
+
+def test_the_budget_explorer_keeps_its_slider_in_sight(project):
+    box = hybrid.budget_explorer(project)
+    slider, out = box.children
+    assert (slider.min, slider.max, slider.step, slider.value) == (600, 3500, 100, 1000)
+    assert out.layout.max_height == "430px" and out.layout.overflow == "auto"
+    slider.value = 700
+    assert shown_text(box) == budget_view(project, 700) + "\n"
+
+
 def test_budget_view_refuses_an_assistant_turn(project):
     with pytest.raises(ValueError, match="turn must be a turn where the user speaks, got turn 30"):
         budget_view(project, 1000, turn=30)
@@ -325,15 +349,15 @@ def test_budget_view_refuses_an_assistant_turn(project):
 # Each exercise is proven three ways in tests/test_exercises_hybrid.py; here, the function exercise and the stubs.
 def test_checkers_pass_the_solutions_and_fail_wrong_answers():
     s07 = load_solutions("07_compare_strategies")
-    assert compare.check_cheapest_answer(s07.cheapest_answer)
-    assert not compare.check_cheapest_answer(lambda r, turn: min(r.strategies, key=lambda n: r.at(n, turn).tokens))
+    assert compare.check_answers_from(s07.answers_from)
+    assert not compare.check_answers_from(lambda r: {n: len(r.scenario) for n in r.strategies})   # the last turn
 
 
 def test_untouched_stubs_say_not_implemented(capsys):
     def stub(*args):
         raise NotImplementedError
 
-    assert not compare.check_cheapest_answer(stub)
+    assert not compare.check_answers_from(stub)
     assert "not implemented yet" in capsys.readouterr().out
     for check in (hybrid.check_predicted_turns, compare.check_predicted_ratio):
         assert not check(...)

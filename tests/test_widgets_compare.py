@@ -362,3 +362,26 @@ def test_why_no_words_are_highlighted_says_what_the_write_did():
     assert unmarked_words([Change("UPDATE", "summary", "a new summary")], said) == \
         "This write does not say which words its changes came from, so none are highlighted."
     assert "no scenario" in _text(extraction_html(EXTRACTED, 17))
+
+
+def test_compact_widgets_put_the_table_and_each_system_right_under_the_slider():
+    """Notebook 07 at 1280×720: chart and table share one place under the slider, a tab each; the extraction
+    visualiser shows one system a tab. Both still only look the views up."""
+    widget = ComparisonWidget(RESULTS, turn=16, compact=True)
+    controls, caption, tabs = widget.children
+    assert isinstance(tabs, ipywidgets.Tab) and tabs.children == (widget.image, widget.details)
+    assert tabs.titles == ("chart", "table") and caption is widget.caption and widget.slider in controls.children
+    widget.slider.value = 29
+    assert widget.image.value == CHART.png(29) and widget.details.value == comparison_html(RESULTS, 29)
+    box = ExtractionWidget(EXTRACTED, PROJECT, turn=17, compact=True)
+    slider, systems = box.children
+    assert isinstance(systems, ipywidgets.Tab) and systems.titles == tuple(EXTRACTORS)
+    for turn in (17, 18):
+        slider.value = turn
+        for name, view in zip(EXTRACTORS, systems.children, strict=True):
+            assert view.value == extraction_html(EXTRACTED, turn, PROJECT, (name,))
+            assert f"<b>{name}</b>" in view.value and all(f"<b>{n}</b>" not in view.value for n in EXTRACTORS if n != name)
+    slider.value = 17
+    assert "<b>entity</b>" in extraction_html(EXTRACTED, 17, PROJECT) and "MySQL" in _marked(systems.children[2].value)
+    with pytest.raises(ValueError, match=r"systems must name systems of the extraction .*got \['hybrid'\]"):
+        extraction_html(EXTRACTED, 17, PROJECT, ("hybrid",))

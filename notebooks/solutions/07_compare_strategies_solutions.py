@@ -13,10 +13,17 @@ predicted_ratio = 4
 window_settings = dict(recent_k=2, important_k=5)
 
 
-def cheapest_answer(replay, turn):
-    """7.3: among the strategies that answer the question at ``turn``, the one sending the fewest tokens."""
-    question = replay.scenario.questions[0]
-    able = [name for name in replay.strategies if replay.answers(name, turn, question)]
-    if not able:
-        return None
-    return min(able, key=lambda name: replay.at(name, turn).tokens)
+def answers_from(replay):
+    """7.3: for each strategy, the first turn from which its context answers the scenario's first question
+    on every later turn, or None when it does not answer on the last turn. Walk back from the last turn
+    while it answers: the last turn it answered on in that walk is where it became reliable."""
+    question, last = replay.scenario.questions[0], len(replay.scenario)
+    first = {}
+    for name in replay.strategies:
+        start = None
+        for turn in range(last, 0, -1):
+            if not replay.answers(name, turn, question):
+                break
+            start = turn
+        first[name] = start
+    return first

@@ -109,34 +109,45 @@ def check_window_settings(window_settings: object) -> str | None:
 
 
 @functools.lru_cache(maxsize=1)
-def _comparison_replays() -> tuple[Replay, Replay]:
-    scenario, strategies = load_scenario("project_30"), comparison_strategies()
-    return (replay_scenario(scenario, strategies),
-            replay_scenario(scenario, {k: strategies[k] for k in ("window", "buffer", "semantic")}))
+def _answer_replays() -> tuple[Replay, ...]:
+    """Exercise 7.3's cases: notebook 07's replay, and two other conversations with the strategies in
+    another order, where some stop answering before the end and the semantic store answers on and off."""
+    plain = comparison_strategies()
+    return (replay_scenario(load_scenario("project_30"), lesson_strategies()),
+            *(replay_scenario(load_scenario(name), dict(reversed(plain.items())))
+              for name in ("renovation_year", "offsite_changes")))
 
 
-def _cheapest_problem(result: Replay, turn: int, got: object) -> str | None:
-    """What is wrong with ``got`` as the cheapest strategy that answers at ``turn``, judged by the
-    replay's own ``answers`` and token counts (any of equally cheap strategies is right)."""
-    question = result.scenario.questions[0]
-    tokens = {n: result.at(n, turn).tokens for n in result.strategies if result.answers(n, turn, question)}
-    case = f"strategies {result.strategies}, turn {turn}"
-    if not tokens:
-        return differs(f"{case} (no strategy answers yet)", got, None)
-    if got not in tokens:
-        return f"for {case} expected one of the strategies that answer ({', '.join(tokens)}), got {got!r}"
-    cheaper = {n: t for n, t in tokens.items() if t < tokens[got]}
-    if cheaper:
-        name = next(iter(cheaper))
-        return f"for {case} {got!r} answers with {tokens[got]} tokens, but {name!r} answers with {cheaper[name]}"
+def _answers_from_problem(result: Replay, name: str, start: object) -> str | None:
+    """What is wrong with ``start`` as the first turn from which ``name`` answers on every later turn,
+    judged turn by turn with the replay's own ``answers``."""
+    question, last = result.scenario.questions[0], len(result.scenario)
+    case = f"{name!r} in the {result.scenario.name} conversation"
+    if not result.answers(name, last, question):
+        return differs(f"{case} (it does not answer on the last turn, {last})", start, None)
+    if isinstance(start, bool) or not isinstance(start, int) or not 1 <= start <= last:
+        return f"for {case} expected a turn between 1 and {last}, got {start!r}"
+    gap = next((t for t in range(start, last + 1) if not result.answers(name, t, question)), None)
+    if gap is not None:
+        return f"for {case} you said {start}, but it does not answer on turn {gap}: not on every later turn"
+    if start > 1 and result.answers(name, start - 1, question):
+        return f"for {case} you said {start}, but it already answers on turn {start - 1} and every turn after it"
     return None
 
 
-@checker("cheapest_answer")
-def check_cheapest_answer(fn: Callable) -> str | None:
-    """Exercise 7.3: the cheapest strategy whose context answers the scenario's question at a turn."""
-    return first_problem(_cheapest_problem(r, turn, fn(r, turn))
-                         for r in _comparison_replays() for turn in range(1, len(r.scenario) + 1))
+@checker("answers_from")
+def check_answers_from(fn: Callable) -> str | None:
+    """Exercise 7.3: for each strategy, the first turn from which its context answers the scenario's first
+    question on every later turn, or None when it does not answer on the last turn."""
+    for result in _answer_replays():
+        got = fn(result)
+        if not isinstance(got, dict) or sorted(got) != sorted(result.strategies):
+            return (f"for the {result.scenario.name} conversation expected a dict with one entry per strategy "
+                    f"({', '.join(result.strategies)}), got {got!r}")
+        problem = first_problem(_answers_from_problem(result, name, got[name]) for name in result.strategies)
+        if problem:
+            return problem
+    return None
 
 
 # ---------------------------------------------------------------- the comparison view
@@ -310,6 +321,17 @@ def extraction_view(extracted: Mapping[int, Mapping[str, Sequence[Change | str]]
 
 
 # ---------------------------------------------------------------- plots
+# Each strategy's line has its own marker and dash as well as its colour: window (orange) and hybrid
+# (vermilion) are neighbours in the Okabe–Ito palette.
+MARKERS = ("o", "s", "^", "D", "v", "P", "X", "*")
+LINE_STYLES = ("-", "--", "-.", ":", "-.", "-")
+
+
+def fact_name(fact: Fact) -> str:
+    """A fact as a chart names it: its value, or what it is ("payments") when the value is long."""
+    return fact.value if len(fact.value) <= 16 else fact.attribute.replace("_", " ")
+
+
 def plot_tokens_per_turn(replay: Replay, mark_turn: int | None = None) -> Figure:
     """Tokens each strategy would send after every turn of the replay.
 
@@ -318,11 +340,12 @@ def plot_tokens_per_turn(replay: Replay, mark_turn: int | None = None) -> Figure
     fig, ax = figure(8, 3.8)
     turns = np.arange(1, len(replay.scenario) + 1)
     for i, name in enumerate(replay.strategies):
-        ax.plot(turns, replay.tokens(name), marker=".", color=OKABE_ITO[i % len(OKABE_ITO)], label=name)
+        ax.plot(turns, replay.tokens(name), marker=MARKERS[i % len(MARKERS)], ms=5,
+                ls=LINE_STYLES[i % len(LINE_STYLES)], color=OKABE_ITO[i % len(OKABE_ITO)], label=name)
     if mark_turn:
         ax.axvline(mark_turn, color="0.5", ls="--", lw=0.8)
     ax.set(xlabel="turn", ylabel="tokens in the context", title="What each strategy sends, turn by turn")
-    ax.legend(fontsize=8)
+    ax.legend(fontsize=9)
     return fig
 
 
@@ -335,10 +358,9 @@ def plot_recall_heatmap(replay: Replay) -> Figure:
     fig, ax = figure(9, 0.45 * len(replay.strategies) + 2.2)
     ax.imshow(recall, cmap="Greens", vmin=0, vmax=1, aspect="auto")
     for (i, j), value in np.ndenumerate(recall):
-        ax.text(j, i, f"{value:.0%}", ha="center", va="center", fontsize=7,
+        ax.text(j, i, f"{value:.0%}", ha="center", va="center", fontsize=9,
                 color="white" if value > 0.6 else "black")
-    ax.set_xticks(range(len(facts)), [f.value if len(f.value) < 14 else f.value[:12] + "…" for f in facts],
-                  rotation=40, ha="right", fontsize=8)
+    ax.set_xticks(range(len(facts)), [fact_name(f) for f in facts], rotation=40, ha="right", fontsize=9)
     ax.set_yticks(range(len(replay.strategies)), replay.strategies)
     ax.set_title("Recall: share of the turns each fact was true on where the context held it")
     return fig
@@ -356,5 +378,5 @@ def plot_model_calls(replay: Replay) -> Figure:
         if name not in never:
             ax.step(turns, replay.calls(name), where="post", color=OKABE_ITO[i % len(OKABE_ITO)], label=name)
     ax.set(xlabel="turn", ylabel="model calls so far", title="What remembering costs in model calls")
-    ax.legend(title=f"no calls at all: {', '.join(never)}" if never else None, fontsize=8, title_fontsize=8)
+    ax.legend(title=f"no calls at all: {', '.join(never)}" if never else None, fontsize=9, title_fontsize=9)
     return fig

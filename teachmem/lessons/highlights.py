@@ -122,13 +122,20 @@ def _extractor_html(name: str, items: Sequence[Change | str], message: str | Non
 
 
 def extraction_html(extracted: Mapping[int, Mapping[str, Sequence[Change | str]]], turn: int,
-                    scenario: Scenario | None = None) -> str:
+                    scenario: Scenario | None = None, systems: Sequence[str] | None = None) -> str:
     """What each system did with the message of ``turn``, as HTML: the message with the words each Change's
     ``span`` points at highlighted (numbered), and the write's events beside it, numbered alike.
+    ``systems`` keeps only the systems it names (all by default); a name ``extracted`` lacks is a ValueError.
 
     The same records as ``teachmem.lessons.compare.extraction_view``; ``ExtractionWidget`` shows it.
     """
     rows = extraction_row(extracted, turn)
+    if systems is not None:
+        unknown = sorted(set(systems) - {name for name, _ in rows})
+        if unknown:
+            raise ValueError(f"systems must name systems of the extraction ({', '.join(n for n, _ in rows)}), "
+                             f"got {unknown}")
+        rows = [(name, items) for name, items in rows if name in systems]
     message = scenario.turns[turn - 1].content if scenario is not None else None
     said = f" ({escaped(scenario.turns[turn - 1].role)})" if scenario is not None else ""
     cells = "".join(_extractor_html(name, items, message) for name, items in rows)

@@ -7,13 +7,15 @@ from __future__ import annotations
 import functools
 from numbers import Real
 
+import ipywidgets
+
 from matplotlib.figure import Figure
 
 from teachmem.lab.replay import context_text, feed
 from teachmem.lab.scenarios import Scenario, fact_in_text, load_scenario
 from teachmem.lessons.common import (OKABE_ITO, after_prediction as after_prediction, answer_checker,
                                      explore as explore, figure, mark, short)
-from teachmem.memory.hybrid import HybridMemoryManager, PromptTrace
+from teachmem.memory.hybrid import Candidate, HybridMemoryManager, PromptTrace
 
 #: The budget of notebook 06's caps demo and exercises: there the fact cap leaves the MySQL fact out.
 TIGHT_BUDGET = 700
@@ -91,9 +93,17 @@ def _require_user_turn(scenario: Scenario, turn: int) -> None:
                          f"({scenario.turns[turn - 1].role})")
 
 
+def _why(c: Candidate, trace: PromptTrace, left: int) -> str:
+    """A candidate's reason, short enough for a 1280×720 screen: "fits cap 24", "over cap 24", "full: 29 left"."""
+    if c.source != "message":
+        return f"{'fits' if c.kept else 'over'} cap {trace.caps[c.source]}"
+    return "fits" if c.kept else f"full: {left} left"
+
+
 def budget_view(scenario: Scenario, token_budget: int, turn: int | None = None, reserve_tokens: int = 500) -> str:
     """The hybrid manager's prompt for the user's message on ``turn`` (the scenario's question by
     default) under ``token_budget``: where the tokens go, and what was kept or dropped, and why.
+    One line per candidate, at most 92 characters, so a projected notebook does not wrap it.
 
     Taught in notebooks/06_hybrid_manager.ipynb.
     """
@@ -103,17 +113,32 @@ def budget_view(scenario: Scenario, token_budget: int, turn: int | None = None, 
     trace = manager.explain_prompt(scenario.turns[turn - 1].content)
     split = trace.split()
     lines = [f"budget {token_budget:,}: prompt {trace.prompt_tokens:,} tokens = fixed {split['fixed']} + facts "
-             f"{split['fact']} (cap {trace.caps['fact']}) + memories {split['memory']} (cap {trace.caps['memory']})"
-             f" + window {split['message']};  unused {split['unused']:,}, reply {split['reply']}"]
-    outside = 0
+             f"{split['fact']} + memories {split['memory']} + window {split['message']}",
+             f"caps: facts {trace.caps['fact']}, memories {trace.caps['memory']};  unused {split['unused']:,}, "
+             f"reply {split['reply']}"]
+    outside, left = 0, split["message"] + split["unused"]      # what the window had to fill
     for c in trace.candidates:
         if c.source == "message" and c.reason.startswith("outside"):
             outside += 1
             continue
-        lines.append(f"{mark(c.kept)} {c.source:<7} turn {c.turn:>2} {c.tokens:>3} tok  {short(c.text, 52):<52}  "
-                     f"{c.reason}")
-    lines.append(f"  ({outside} older messages are outside the sliding window and never candidates for the budget)")
+        lines.append(f"{mark(c.kept)} {c.source:<7} turn {c.turn:>2} {c.tokens:>3} tok  {short(c.text, 46):<46}  "
+                     f"{_why(c, trace, left)}")
+        left -= c.tokens if c.source == "message" and c.kept else 0
+    lines.append(f"  ({outside} older messages are outside the sliding window: never candidates)")
     return "\n".join(lines)
+
+
+def budget_explorer(scenario: Scenario, token_budget: int = 1000) -> ipywidgets.VBox:
+    """``budget_view`` under a budget slider (600 to 3,500); the view scrolls below the slider, so the slider
+    stays on a 1280×720 screen.
+
+    Taught in notebooks/06_hybrid_manager.ipynb.
+    """
+    box = explore(budget_view, scenario=ipywidgets.fixed(scenario),
+                  token_budget=ipywidgets.IntSlider(value=token_budget, min=600, max=3500, step=100,
+                                                    description="budget"))
+    box.children[-1].layout = ipywidgets.Layout(max_height="430px", overflow="auto")
+    return box
 
 
 # Okabe–Ito colours and two greys: told apart with every common kind of colour blindness.
@@ -137,5 +162,5 @@ def plot_budget_split(traces: list, labels: list[str], title: str = "Where the t
     ax.set_yticks(range(len(traces)), labels)
     ax.invert_yaxis()
     ax.set(xlabel="tokens", title=title)
-    fig.legend(loc="outside lower center", ncol=3, fontsize=8)
+    fig.legend(loc="outside lower center", ncol=3, fontsize=9)
     return fig

@@ -32,7 +32,7 @@ from teachmem.core.change import Change
 from teachmem.lab.replay import Replay
 from teachmem.lab.scenarios import Fact, Scenario
 from teachmem.lessons.common import OKABE_ITO, short
-from teachmem.lessons.compare import change_words, comparison_rows, extraction_row, question_needs
+from teachmem.lessons.compare import change_words, comparison_rows, extraction_row, fact_name, question_needs
 from teachmem.lessons.highlights import BOX, escaped, extraction_html
 from teachmem.lessons.highlights import id_words as id_words, marked_html as marked_html
 from teachmem.lessons.highlights import unmarked_words as unmarked_words
@@ -144,8 +144,7 @@ class ComparisonChart:
         self.states = {state: ax.scatter([], [], label=state, **style) for state, style in FACT_STATES.items()}
         ax.set_xticks(range(len(self.names)), self.names, rotation=50, ha="right", rotation_mode="anchor")
         # a long value is named by what it is ("payments"): a label cut mid-word reads as a glitch
-        ax.set_yticks(range(len(facts)), [f.value if len(f.value) <= 16 else f.attribute.replace("_", " ")
-                                          for f in facts])
+        ax.set_yticks(range(len(facts)), [fact_name(f) for f in facts])
         ax.set(xlim=(-0.6, len(self.names) - 0.4), ylim=(len(facts) - 0.5, -0.5))
         ax.set_title("What each strategy holds now", fontsize=TITLE_PT)
         ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.3), ncols=2, fontsize=TEXT_PT, frameon=False,
@@ -292,11 +291,14 @@ class ComparisonWidget(ipywidgets.VBox):
     """The 30-turn comparison as a class watches it: a turn slider (and a play button) above what was said,
     the chart, and the table; moving the turn redraws the chart. The callback only calls the views.
     With ``prerender`` the chart of every turn is drawn in the background as soon as the widget shows.
+    ``compact`` puts the chart and the table in two tabs, so that either sits right under the slider on a
+    1280×720 screen with JupyterLab around it.
 
     Taught in notebooks/07_compare_strategies.ipynb.
     """
 
-    def __init__(self, replay: Replay, turn: int = 1, *, interval: int = 1500, prerender: bool = False):
+    def __init__(self, replay: Replay, turn: int = 1, *, interval: int = 1500, prerender: bool = False,
+                 compact: bool = False):
         last, turn = len(replay.scenario), checked_turn(replay, turn)     # a bad turn fails before any drawing
         self.replay, self.chart = replay, ComparisonChart(replay)
         self.slider = ipywidgets.IntSlider(value=turn, min=1, max=last, description="turn",
@@ -306,7 +308,10 @@ class ComparisonWidget(ipywidgets.VBox):
         self.caption, self.details = ipywidgets.HTML(), ipywidgets.HTML()
         width = int(self.chart.fig.get_figwidth() * 100)
         self.image = ipywidgets.Image(format="png", layout=ipywidgets.Layout(width=f"min({width}px, 100%)"))
-        super().__init__([ipywidgets.HBox([self.play, self.slider]), self.caption, self.image, self.details])
+        # compact (notebook 07 at 1280×720): chart and table in two tabs, each right under the slider
+        shown = [ipywidgets.Tab([self.image, self.details], titles=("chart", "table"))] if compact \
+            else [self.image, self.details]
+        super().__init__([ipywidgets.HBox([self.play, self.slider]), self.caption, *shown])
         self.slider.observe(self.show, names="value")
         self.show()
         if prerender:      # the other turns, drawn while the class looks at this one
@@ -324,25 +329,36 @@ class ComparisonWidget(ipywidgets.VBox):
 
 
 class ExtractionWidget(ipywidgets.VBox):
-    """The extraction visualiser: a message slider above ``extraction_html`` for that message.
+    """The extraction visualiser: a message slider above ``extraction_html`` for that message. ``compact``
+    shows one system at a time, a tab each, so the slider and a whole system fit a 1280×720 screen.
 
     Taught in notebooks/07_compare_strategies.ipynb.
     """
 
     def __init__(self, extracted: Mapping[int, Mapping[str, Sequence[Change | str]]], scenario: Scenario,
-                 turn: int = 1):
+                 turn: int = 1, *, compact: bool = False):
         self.extracted, self.scenario = extracted, scenario
-        extraction_row(extracted, turn)      # a bad turn fails here, before any widget exists
+        names = [name for name, _ in extraction_row(extracted, turn)]   # a bad turn fails here, before any widget
         self.slider = ipywidgets.IntSlider(value=turn, min=min(extracted), max=max(extracted), description="message",
                                            layout=ipywidgets.Layout(width="min(720px, 100%)"))
-        self.view = ipywidgets.HTML()
-        super().__init__([self.slider, self.view])
+        # each view shows the systems it names: all of them, or one a tab
+        self.views: dict[str | None, ipywidgets.HTML] = (
+            {name: ipywidgets.HTML() for name in names} if compact else {None: ipywidgets.HTML()})
+        body = ipywidgets.Tab(list(self.views.values()), titles=names) if compact else self.view
+        super().__init__([self.slider, body])
         self.slider.observe(self.show, names="value")
         self.show()
 
+    @property
+    def view(self) -> ipywidgets.HTML:
+        """The view of every system at once (not compact), or the first system's tab (compact)."""
+        return next(iter(self.views.values()))
+
     def show(self, _change: object = None) -> None:
         """Show the slider's message."""
-        self.view.value = extraction_html(self.extracted, self.slider.value, self.scenario)
+        for name, view in self.views.items():
+            view.value = extraction_html(self.extracted, self.slider.value, self.scenario,
+                                         None if name is None else (name,))
 
     def __repr__(self) -> str:
         return f"ExtractionWidget(message {self.slider.value} of {len(self.extracted)})"
