@@ -41,8 +41,8 @@ def epoch_us(when: datetime) -> int:
 def decay_factor(days, rate: float, per: float = 1.0) -> np.ndarray:
     """``rate ** (days / per)`` for every memory (rate > 0): with 0.95, 10 days leave 0.599, 20 days 0.358."""
     days = np.asarray(days)
-    if days.dtype.kind in "iu" and 0 <= days.min(initial=0) and days.max(initial=0) < days.size:   # whole days:
-        return np.power(float(rate), np.arange(days.max() + 1.0) / per)[days]   # memories share few, so once each
+    if days.dtype.kind in "iu" and 0 <= days.min(initial=0) and days.max(initial=0) < days.size:   # whole days,
+        return np.power(float(rate), np.arange(days.max() + 1.0) / per)[days]   # fewer than memories: once a day
     return np.power(float(rate), days.astype(np.float64) / per)
 
 
