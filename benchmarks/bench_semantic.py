@@ -16,8 +16,9 @@ For 1k, 10k and 100k memories this prints:
 * ``store()`` throughput and bytes per memory.
 
 Timings are medians of repeated calls (``time.perf_counter``) on queries
-drawn from the same generator as the memories, with one BLAS thread. The list loop at 100k is
-slow, so it is timed over fewer repetitions (printed in the table).
+drawn from the same generator as the memories, with one BLAS thread. The store, the floor and the
+encoding are timed in turn on each query, so a busy moment on a shared machine hits all three alike
+and the ratios hold. The list loop at 100k is slow, so it is timed over fewer repetitions (printed in the table).
 Run: ``.venv/bin/python benchmarks/bench_semantic.py`` (about a minute).
 """
 from __future__ import annotations
@@ -44,6 +45,7 @@ from teachmem.memory.semantic import SemanticMemoryStore  # noqa: E402
 
 SIZES = (1_000, 10_000, 100_000)
 QUERIES = 15
+REPEAT = 6 * QUERIES
 
 _SUBJECTS = "I we my sister the team our client my manager the landlord my doctor".split()
 _VERBS = ("prefer", "moved", "booked", "fixed", "visited", "bought", "deployed", "painted", "cooked", "planned",
@@ -87,13 +89,19 @@ class ListLoopStore:
 
 
 def median_seconds(fn, calls: list, repeat: int) -> float:
-    times = []
+    return interleaved_medians([fn], calls, repeat)[0]
+
+
+def interleaved_medians(fns: list, calls: list, repeat: int) -> list[float]:
+    """The median time of each of ``fns``, called one after the other on the same arguments, ``repeat`` rounds."""
+    times: list[list[float]] = [[] for _ in fns]
     for r in range(repeat):
         args = calls[r % len(calls)]
-        start = time.perf_counter()
-        fn(*args)
-        times.append(time.perf_counter() - start)
-    return statistics.median(times)
+        for fn, spent in zip(fns, times, strict=True):
+            start = time.perf_counter()
+            fn(*args)
+            spent.append(time.perf_counter() - start)
+    return [statistics.median(spent) for spent in times]
 
 
 def bytes_per_memory(store: SemanticMemoryStore) -> tuple[float, float]:
@@ -123,11 +131,11 @@ def run(n: int) -> dict:
         naive.store(store.table.matrix[row], text, timestamp=when)
 
     matrix = store.table.matrix
-    vectors = [(store.embedder.embed([q])[0],) for q in queries]
+    calls = [(q, store.embedder.embed([q])[0]) for q in queries]
     store.explain(queries[0], 5, now)     # warm caches before timing
-    ours = median_seconds(lambda q: store.explain(q, 5, now), [(q,) for q in queries], 3 * QUERIES)
-    floor = median_seconds(lambda v: np.argpartition(-(matrix @ v), 5)[:5], vectors, 3 * QUERIES)
-    encode = median_seconds(lambda q: store.embedder.embed([q]), [(q,) for q in queries], 3 * QUERIES)
+    ours, floor, encode = interleaved_medians([lambda q, v: store.explain(q, 5, now),
+                                               lambda q, v: np.argpartition(-(matrix @ v), 5)[:5],
+                                               lambda q, v: store.embedder.embed([q])], calls, REPEAT)
     loop_repeat = QUERIES if n <= 10_000 else 3
     loop = median_seconds(lambda q: naive.retrieve(store.embedder.embed([q])[0], 5, now),
                           [(q,) for q in queries], loop_repeat)
@@ -138,7 +146,7 @@ def run(n: int) -> dict:
 
 def main() -> None:
     print(f"SemanticMemoryStore, default embedder (subword, dim 256), retrieve(top_k=5), "
-          f"median of {3 * QUERIES} queries")
+          f"median of {REPEAT} queries")
     print(f"{'memories':>9} {'retrieve':>10} {'list loop':>10} {'(reps)':>6} {'speed-up':>9} "
           f"{'floor':>9} {'x floor':>8} {'encode':>9} {'x floor w/o':>11} {'store()/s':>10} {'B/mem arrays':>13} "
           f"{'B/mem all':>10}")

@@ -12,7 +12,7 @@ import sys
 from teachmem.lab.evaluate import default_strategies, evaluate
 from teachmem.lab.locomo import DEFAULT_KS, LOCOMO_SAMPLE, LONG_CONVERSATIONS, LocomoError, evidence_recall, load_locomo
 from teachmem.lab.longterm import fed_recall, halves
-from teachmem.core.minilm import MiniLMEmbedder
+from teachmem.core.subword import EMBEDDERS
 from teachmem.lab.scenarios import ScenarioError, list_scenarios
 from teachmem.memory.semantic import SCORINGS, SemanticMemoryStore
 
@@ -81,9 +81,9 @@ def _parser() -> argparse.ArgumentParser:
                              "budgeted recall on each half")
     parser.add_argument("--scoring", choices=sorted(SCORINGS), default=None,
                         help="with --fed: the store's score (default: the store's own default)")
-    parser.add_argument("--embedder", choices=["subword", "minilm"], default="subword",
-                        help="with --fed: the store's embedder; minilm (all-MiniLM-L6-v2 in numpy) is fused with "
-                             "BM25 at lexical_weight 0.3 (default: subword, the hand-built one)")
+    parser.add_argument("--embedder", choices=sorted(EMBEDDERS), default="subword",
+                        help="with --fed: the store's embedder, by name; minilm (all-MiniLM-L6-v2 in numpy) is fused "
+                             "with BM25 like the others (default: subword, the hand-built one)")
     parser.add_argument("--k", nargs="+", default=[",".join(map(str, DEFAULT_KS))], metavar="K",
                         help="the k of recall@k: one or more, e.g. --k 10 or --k 1,5,10,20 "
                              f"(default: {','.join(map(str, DEFAULT_KS))})")
@@ -110,9 +110,7 @@ def _locomo(args: argparse.Namespace, ks: list[int], progress: bool | None):
     name = f"the bundled file {path.name}" if args.locomo in BUNDLED else args.locomo
     conversations = load_locomo(path)
     if args.fed:
-        options: dict = {} if args.scoring is None else {"scoring": args.scoring}
-        if args.embedder == "minilm":
-            options.update(embedder=MiniLMEmbedder(), lexical_weight=0.3)
+        options = {"embedder": args.embedder, **({} if args.scoring is None else {"scoring": args.scoring})}
         reports = [fed_recall(half, lambda clock: SemanticMemoryStore(clock=clock, **options), ks)
                    for half in halves(conversations) if half]
         if args.json:
@@ -142,7 +140,7 @@ def main(argv: list[str] | None = None) -> int:
             out["scenarios"] = _scenarios(parser, args, progress)
         if args.locomo:
             out["locomo"] = _locomo(args, ks, progress)
-    except (ScenarioError, LocomoError, FileNotFoundError, ValueError) as err:
+    except (ScenarioError, LocomoError, FileNotFoundError, ValueError, ImportError) as err:
         print(f"error: {err}", file=sys.stderr)
         return 2
     try:

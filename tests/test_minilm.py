@@ -10,6 +10,8 @@ from __future__ import annotations
 import json
 import math
 import os
+import subprocess
+import sys
 import zipfile
 from pathlib import Path
 
@@ -23,7 +25,8 @@ from teachmem.core.minilm import (MiniLMEmbedder, WordPiece, attention, batches,
 from teachmem.core.subword import embedder_from_config
 from teachmem.memory.semantic import SemanticMemoryStore
 
-FIXTURES = Path(__file__).resolve().parent / "fixtures"
+ROOT = Path(__file__).resolve().parent.parent
+FIXTURES = ROOT / "tests" / "fixtures"
 REFERENCE = json.loads((FIXTURES / "minilm_reference.json").read_text(encoding="utf-8"))
 VECTORS = np.load(FIXTURES / "minilm_reference.npy")
 REQUIRED = os.environ.get("CI", "").strip().lower() not in ("", "0", "false", "no")
@@ -104,6 +107,25 @@ def test_it_is_an_embedder_a_store_can_use_and_a_saved_config_rebuilds(embedder)
     for text in ("My favourite colour is teal.", "I can't eat peanuts, I'm allergic.", "I work as a nurse."):
         store.store(text)
     assert "peanuts" in store.retrieve("Which foods should the restaurant avoid for me?", top_k=1)[0][1]
+
+
+def test_a_store_takes_the_name_minilm_and_a_saved_store_keeps_the_model(embedder):
+    store = SemanticMemoryStore(embedder="minilm")
+    assert isinstance(store.embedder, MiniLMEmbedder) and store.embedder.config() == embedder.config()
+    for text in ("My favourite colour is teal.", "I can't eat peanuts, I'm allergic.", "I work as a nurse."):
+        store.store(text)
+    state = json.loads(json.dumps(store.to_state()))
+    again = SemanticMemoryStore.from_state(state)
+    assert isinstance(again.embedder, MiniLMEmbedder) and again.to_state() == state
+    question = "Which foods should the restaurant avoid for me?"
+    assert again.explain(question, 3) == store.explain(question, 3) and "peanuts" in store.explain(question)[0]["text"]
+
+
+def test_the_name_minilm_works_when_only_the_store_is_imported(embedder):
+    code = ("from teachmem.memory.semantic import SemanticMemoryStore\n"
+            "print(type(SemanticMemoryStore(embedder='minilm').embedder).__name__)")
+    run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, timeout=120)
+    assert run.returncode == 0 and run.stdout.strip() == "MiniLMEmbedder", run.stderr
 
 
 # ------------------------------------------------------------------ bad input

@@ -5,7 +5,7 @@ from datetime import datetime, timedelta, timezone
 
 import pytest
 
-from teachmem import ManualClock, SemanticMemoryStore, SubwordEmbedder
+from teachmem import BagOfWordsEmbedder, ManualClock, RandomEmbedder, SemanticMemoryStore, SubwordEmbedder
 
 DAY1 = datetime(2026, 1, 15, 9, 0)
 CET = timezone(timedelta(hours=1))
@@ -93,12 +93,30 @@ def test_user_ids_must_be_strings(user):
 
 @pytest.mark.parametrize("kwargs, message", [
     ({"embedder": 3}, "embedder must have an int dim and an embed"),
-    ({"embedder": "subword"}, "embedder must have"),
+    ({"embedder": b"subword"}, "embedder must have"),      # bytes are not a name
     ({"clock": 5}, "clock must be callable"),
 ])
 def test_collaborators_are_checked_at_construction(kwargs, message):
     with pytest.raises(TypeError, match=message):
         SemanticMemoryStore(**kwargs)
+
+
+@pytest.mark.parametrize("name, kind", [("subword", SubwordEmbedder), ("bow", BagOfWordsEmbedder),
+                                        ("random", RandomEmbedder)])
+def test_an_embedder_can_be_given_by_name_and_a_saved_store_keeps_it(name, kind):
+    store = SemanticMemoryStore(embedder=name, clock=ManualClock(DAY1))
+    assert type(store.embedder) is kind and store.embedder.config() == kind().config()
+    for text in ("I booked a window seat to Lisbon.", "My sister adopted a beagle.", "We deployed on Friday."):
+        store.store(text)
+    state = json.loads(json.dumps(store.to_state()))
+    again = SemanticMemoryStore.from_state(state)
+    assert type(again.embedder) is kind and again.to_state() == state
+    assert again.explain("window seat", 2) == store.explain("window seat", 2)
+
+
+def test_an_unknown_embedder_name_lists_the_known_ones():
+    with pytest.raises(ValueError, match=r"unknown embedder 'bert'; known: \[.*'minilm'.*'subword'\]"):
+        SemanticMemoryStore(embedder="bert")
 
 
 @pytest.mark.parametrize("dim", [1, 0, -3, 2.5, True, "256"])

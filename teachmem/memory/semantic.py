@@ -13,6 +13,7 @@ import re
 from collections.abc import Callable
 from dataclasses import replace
 from datetime import datetime, timedelta
+from inspect import signature
 
 import numpy as np
 
@@ -37,9 +38,12 @@ def epoch_us(when: datetime) -> int:
     return (when - EPOCH) // timedelta(microseconds=1)
 
 
-def decay_factor(days, rate: float) -> np.ndarray:
-    """``rate ** days`` for every memory (rate > 0): with 0.95, 10 days leave 0.599 of a score, 20 days 0.358."""
-    return np.power(float(rate), np.asarray(days, dtype=np.float64))
+def decay_factor(days, rate: float, per: float = 1.0) -> np.ndarray:
+    """``rate ** (days / per)`` for every memory (rate > 0): with 0.95, 10 days leave 0.599, 20 days 0.358."""
+    days = np.asarray(days)
+    if days.dtype.kind in "iu" and 0 <= days.min(initial=0) and days.max(initial=0) < days.size:   # whole days,
+        return np.power(float(rate), np.arange(days.max() + 1.0) / per)[days]   # fewer than memories: once a day
+    return np.power(float(rate), days.astype(np.float64) / per)
 
 
 def min_max(values, mask: np.ndarray | None = None) -> np.ndarray:
@@ -53,22 +57,23 @@ def min_max(values, mask: np.ndarray | None = None) -> np.ndarray:
 def hybrid_relevance(lexical: np.ndarray, cosine: np.ndarray, lexical_weight: float, mask=None) -> np.ndarray:
     """BM25 (over the best candidate's: it has no upper bound) blended with the cosine (0 if negative)."""
     vector = np.clip(cosine, 0.0, 1.0)
-    best = float((lexical if mask is None else lexical[mask]).max(initial=0.0))
+    best = float(np.max(lexical, initial=0.0, where=True if mask is None else mask))
     return vector if lexical_weight <= 0 or best <= 0 else lexical_weight * (lexical / best) + (
         1.0 - lexical_weight) * vector
 
 
 def thread_relevance(relevance: np.ndarray, previous: np.ndarray, reply_weight: float) -> np.ndarray:
     """A reply inherits from the turn it answers (``previous``, -1 for none): (own + w × previous's) / (1 + w)."""
-    inherited = np.where(previous >= 0, relevance[np.maximum(previous, 0)], 0.0)
+    inherited = np.append(relevance, np.zeros(1, relevance.dtype))[previous]     # row -1 reads the 0 appended
     return (relevance + reply_weight * inherited) / (1.0 + reply_weight) if reply_weight > 0 else relevance
 
 
-def time_signals(created_us, accessed_us, recalls, now_us: int) -> dict:
-    """Whole days since stored, hours and days since last recalled, strength (1 + recalls); future = new."""
+def time_signals(created_us, accessed_us, recalls, now_us: int, names=None) -> dict:
+    """Whole days since stored, hours and days since recalled, strength (1 + recalls); future = new; only ``names``."""
     since = np.maximum(now_us - accessed_us, 0)
-    return {"age_days": np.maximum(now_us - created_us, 0) // DAY_US, "hours_since_access": since / HOUR_US,
-            "days_since_recall": since // DAY_US, "strength": recalls + 1.0}
+    signals = {"age_days": lambda: np.maximum(now_us - created_us, 0) // DAY_US, "hours_since_access": lambda:
+               since / HOUR_US, "days_since_recall": lambda: since // DAY_US, "strength": lambda: recalls + 1.0}
+    return {name: signal() for name, signal in signals.items() if names is None or name in names}
 
 
 def product_score(relevance, importance, age_days, decay_rate, **_) -> dict:
@@ -95,7 +100,7 @@ def memorybank_score(relevance, importance, days_since_recall, strength, **_) ->
 
 def half_life_score(relevance, importance, days_since_recall, half_life_days=30.0, floor=0.5, **_) -> dict:
     """relevance × recency × (½ + ½ importance); recency halves every ``half_life_days`` unrecalled, down to ``floor``."""
-    recency = floor + (1.0 - floor) * 0.5 ** (np.asarray(days_since_recall, np.float64) / half_life_days)
+    recency = floor + (1.0 - floor) * decay_factor(days_since_recall, 0.5, per=half_life_days)
     return {"score": relevance * recency * (0.5 + 0.5 * np.asarray(importance, np.float64)),
             "relevance": relevance, "importance": importance, "recency": recency}
 
@@ -107,8 +112,7 @@ SCORINGS: dict[str, Callable[..., dict]] = {"product": product_score, "generativ
 def fact_key(fact: str) -> str:
     """What a fact is about, minus its value (one key, one true value): "favorite color is blue" -> "favorite
     color", "lives in lisbon" -> "lives in", "prefers window seats" -> "prefers seat"; "is vegetarian" -> itself."""
-    low = fact.lower()
-    words = low.split()
+    low, words = fact.lower(), fact.lower().split()
     if " is " in low and words[0] != "is":
         return low[: low.rindex(" is ")]
     if words[0] in ("prefers", "likes", "uses") and len(words) > 1:
@@ -130,6 +134,7 @@ class SemanticMemoryStore:
             raise ValueError("decay_rate must be in (0, 1]: 0 would erase every memory after one day")
         if scoring not in SCORINGS:
             raise ValueError(f"scoring must be one of {sorted(SCORINGS)}, got {scoring!r}")
+        embedder = embedder_from_config({"name": embedder}) if isinstance(embedder, str) else embedder   # a name
         if embedder is not None and not (isinstance(getattr(embedder, "dim", 0), int) and hasattr(embedder, "embed")):
             raise TypeError(f"embedder must have an int dim and an embed(texts) method, got {type(embedder).__name__}")
         self.decay_rate, self.scoring, self.lexical_weight, self.reply_weight, self.context_top_k = (
@@ -168,8 +173,7 @@ class SemanticMemoryStore:
         rows = self.keys.get((metadata.get("user_id"), fact_key(text)), []) if memory_type == "fact" else []
         if rows and rows[-1] not in self.retired and self.texts[rows[-1]].lower().split() == text.lower().split():
             return [Change("NOOP", f"s{rows[-1]}", text, reason="already stored")]
-        vector = self.embedder.embed([text])[0]
-        row = self._append(text, memory_type, vector, {**metadata, "timestamp": when.isoformat()},
+        row = self._append(text, memory_type, self.embedder.embed([text])[0], {**metadata, "timestamp": when.isoformat()},
                            importance=importance, created=epoch_us(when), accessed=epoch_us(when), recalls=0)
         return [Change("ADD", f"s{row}", text, reason=f"new {memory_type}"), *self._keyed(row)]
 
@@ -177,9 +181,8 @@ class SemanticMemoryStore:
         thread = (metadata.get("user_id"), metadata.get("session_id"), memory_type)
         last = -1 if memory_type == "fact" else self.threads.get(thread, -1)   # facts stand alone
         previous = last if last < 0 or numbers["created"] - self.table["created"][last] <= REPLY_GAP_US else -1
-        row = self.table.append(vector, {**{k: v for k, v in metadata.items() if k != "timestamp"},
-                                         "memory_type": memory_type},
-                                **{"previous": previous, "live": True, **numbers})
+        labels = {**{k: v for k, v in metadata.items() if k != "timestamp"}, "memory_type": memory_type}
+        row = self.table.append(vector, labels, **{"previous": previous, "live": True, **numbers})
         self.lexical.add(content_words(text))
         self.texts.append(text)
         self.types.append(memory_type)
@@ -242,9 +245,8 @@ class SemanticMemoryStore:
     def delete(self, id: str) -> list[Change]:
         """Remove memory ``id`` for good (text, vector, labels; retention calls this); a NOOP if it is gone."""
         r = self.row(id)
-        if not self.texts[r]:
-            return [Change("NOOP", id, "", reason="already deleted")]
-        return self._remove([r], "deleted", [self.texts[r]])
+        return self._remove([r], "deleted", [self.texts[r]]) if self.texts[r] else [
+            Change("NOOP", id, "", reason="already deleted")]
 
     def history(self, id_or_fact: str, user_id: str | None = None) -> list[tuple[str, bool]]:
         """``(text, live?)`` oldest first: what memory ``id`` said and what replaced it, or every fact under a key."""
@@ -260,17 +262,16 @@ class SemanticMemoryStore:
 
     def scores(self, query: str, now: datetime | None = None, **filters) -> tuple[dict, np.ndarray]:
         """Every part of every memory's score (arrays, one entry per row) and the candidate mask."""
-        require_text("query", query)
         require_labels({k: list(v) if isinstance(v, (tuple, set, frozenset)) else v for k, v in filters.items()}, True)
         now_us, t = epoch_us(self.now(now)), self.table
         mask = t["live"] & t.mask(filters) if filters else t["live"].copy()
-        cosine = t.matrix @ self.embedder.embed([query])[0]
+        cosine = t.matrix @ self.embedder.embed([require_text("query", query)])[0]
         lexical = self.lexical.scores(content_words(query), t.size)
         match = hybrid_relevance(lexical, cosine, self.lexical_weight, mask)
         relevance = thread_relevance(match, t["previous"], self.reply_weight)
-        when = time_signals(t["created"], t["accessed"], t["recalls"], now_us)
-        parts = SCORINGS[self.scoring](relevance=relevance, importance=t["importance"], mask=mask,
-                                       decay_rate=self.decay_rate, **when)
+        score = SCORINGS[self.scoring]        # given only the time signals its parameters name
+        parts = score(relevance=relevance, importance=t["importance"], mask=mask, decay_rate=self.decay_rate,
+                      **time_signals(t["created"], t["accessed"], t["recalls"], now_us, signature(score).parameters))
         return {"lexical": lexical, "cosine": cosine, "match": match, **parts}, mask
 
     def explain(self, query: str, top_k: int = 3, now: datetime | None = None, **filters) -> list[dict]:
@@ -304,8 +305,7 @@ class SemanticMemoryStore:
             keep, merged, taken = cluster[-1], cluster[:-1], [f"s{r}" for r in cluster[:-1]]
             self.replaced.update(dict.fromkeys(merged, keep))
             changes += [self._retire(r, f"merged into s{keep}") for r in merged]
-            t["importance"][keep] = t["importance"][cluster].max()
-            t["recalls"][keep] = t["recalls"][cluster].sum()
+            t["importance"][keep], t["recalls"][keep] = t["importance"][cluster].max(), t["recalls"][cluster].sum()
             self.metadata[keep]["merged_from"] = self.metadata[keep].get("merged_from", []) + taken
             changes.append(Change("UPDATE", f"s{keep}", self.texts[keep], reason=f"took in {', '.join(taken)}: "
                                   f"importance {t['importance'][keep]:.2f}, {t['recalls'][keep]} recalls"))
