@@ -1,5 +1,7 @@
 """Hand-built embeddings, the tokenizer, BM25 and the vector table."""
 import json
+import os
+import subprocess
 import sys
 import types
 
@@ -215,3 +217,20 @@ def test_near_duplicate_groups_compares_within_groups_only():
     assert near_duplicate_groups(m, np.arange(4), np.zeros(4), 0.95) == [[0, 1, 3]]
     assert near_duplicate_groups(m, np.arange(4), np.array([0, 0, 0, 1]), 0.95) == [[0, 1]]
     assert near_duplicate_groups(m, np.arange(4), np.zeros(4), 0.95, block=1) == [[0, 1, 3]]
+
+
+def test_bm25_scores_are_the_same_bits_whatever_the_hash_seed():
+    """A query's terms are summed in one order: Python's set order changes with PYTHONHASHSEED from one process
+    to the next, and float32 sums taken in another order can differ in the last bit, which flips exact ties."""
+    script = ("from teachmem.core.bm25 import BM25Index\n"
+              "from teachmem.core.words import content_words\n"
+              "from teachmem import load_locomo\n"
+              "index = BM25Index()\n"
+              "turns = [t.text for c in load_locomo() for t in c.turns]\n"
+              "for text in turns:\n"
+              "    index.add(content_words(text))\n"
+              "query = content_words(' '.join(turns[:40]))\n"
+              "print(index.scores(query).tobytes().hex())\n")
+    runs = {subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True,
+                           env={**os.environ, "PYTHONHASHSEED": str(seed)}).stdout for seed in (0, 1, 2, 3)}
+    assert len(runs) == 1

@@ -90,7 +90,7 @@ class BM25Index:
         avg = self.live_length / self.live_docs or 1.0
         length = np.frombuffer(self.length, dtype=np.float32)
         base, slope = np.float32(self.k1 * (1.0 - self.b)), np.float32(self.k1 * self.b / avg)
-        for term in set(tokens) & self.docs.keys():
+        for term in sorted(set(tokens) & self.docs.keys()):    # one order: float sums differ by order
             docs = np.frombuffer(self.docs[term], dtype=np.int32)
             tf = np.frombuffer(self.tfs[term], dtype=np.float32)
             # tf·(k1+1) / (tf + k1·(1 - b + b·length/avg)): saturates in tf, shorter docs weigh more
