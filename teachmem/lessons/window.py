@@ -5,6 +5,7 @@ Taught in notebooks/02_sliding_window.ipynb.
 from __future__ import annotations
 
 import random
+import re
 from collections.abc import Callable
 
 import numpy as np
@@ -22,6 +23,19 @@ from teachmem.memory.window import SlidingWindowMemory
 # Exercise 2.4: a scorer must still put these decisions and facts (none from a scenario) above small talk.
 ABOVE_SMALL_TALK = [("We'll use Redis for the job queue.", "ok thanks"), ("Auth0 for login.", "haha nice"),
                     ("My manager is called Priya.", "I see"), ("I prefer tabs over spaces.", "sounds great")]
+
+# Exercise 2.4: the same conversation with its tools and topics named otherwise. A rule about how people talk
+# pins the same messages in it; a rule that looks for "pytest" or "tests" does not.
+RENAMED = {"pytest": "unittest", "PostgreSQL": "SQLite", "MySQL": "MariaDB", "FastAPI": "Flask", "React": "Vue",
+           "TypeScript": "Dart", "JWT": "OAuth", "Stripe": "PayPal", "Maya": "Lena", "tests": "checks",
+           "test": "check", "fixtures": "helpers", "fixture": "helper", "coverage": "lint", "database": "datastore"}
+_RENAMING = re.compile(r"\b(" + "|".join(RENAMED) + r")\b", re.IGNORECASE)
+
+
+def renamed(text: str) -> str:
+    """``text`` with the tools and topics of ``RENAMED`` named otherwise (whole words, any case)."""
+    return _RENAMING.sub(lambda m: RENAMED.get(m.group(1), RENAMED.get(m.group(1).lower(), m.group(1))), text)
+
 
 # (token_counts, budget) -> the positions kept, worked out by hand: drop the oldest until the rest fit.
 KEPT_AFTER_TRIM = [(([], 10), []), (([5, 5, 5], 15), [0, 1, 2]), (([5, 5, 5], 14), [1, 2]), (([100], 50), []),
@@ -75,7 +89,8 @@ def check_pins_prediction(pins_prediction: set) -> str | None:
 def check_window_positions(fn: Callable) -> str | None:
     """Exercise 2.2: which positions a recent + important window keeps (known answer: ``SlidingWindowMemory``)."""
     rng = random.Random(2)
-    cases = [([0.1] * 4, 3, 2), ([0.5, 0.1, 0.1, 0.4, 0.1, 0.1, 0.1], 3, 2), ([0.9, 0.2, 0.9, 0.1, 0.3], 2, 1)]
+    cases = [([0.1] * 4, 3, 2), ([0.5, 0.1, 0.1, 0.4, 0.1, 0.1, 0.1], 3, 2), ([0.9, 0.2, 0.9, 0.1, 0.3], 2, 1),
+             ([0.1, 0.4, 0.9, 0.1, 0.1], 1, 2)]       # the pins come back in conversation order, not by score
     cases += [([rng.choice([0.1, 0.4, 0.5, 0.75]) for _ in range(rng.randint(5, 30))], rng.randint(1, 6),
                rng.randint(0, 4)) for _ in range(8)]
     wants = [_kept_by_sliding_window(imp, r, k) for imp, r, k in cases]
@@ -97,27 +112,39 @@ def check_kept_after_trim(fn: Callable) -> str | None:
                              for (c, b), want in known)
 
 
+def _pinned_by(fn: Callable, scenario: Scenario, rename: Callable[[str], str]) -> SlidingWindowMemory:
+    """The window at turn 29 with three pins, each message scored by ``fn`` on its text passed through ``rename``."""
+    scores = {t.content: fn(rename(t.content)) for t in scenario.turns}
+    return feed(SlidingWindowMemory(6, 3, scorer=lambda text: scores[text]), scenario, 29)
+
+
 @checker("my_importance")
 def check_my_importance(fn: Callable) -> str | None:
     """Exercise 2.4: a scorer under which three pins keep both facts turn 29 asks about.
 
-    Scores stay between 0 and 1, and decisions and facts from outside the scenario still
-    score above small talk, so the rule must be about how people talk, not about this chat.
+    Scores stay between 0 and 1, decisions and facts from outside the scenario still score
+    above small talk, and the same pins are kept when the conversation names its tools and
+    topics otherwise (``RENAMED``): the rule must be about how people talk, not about this chat.
     """
     scenario = load_scenario("project_30")
-    scores = {t.content: fn(t.content) for t in scenario.turns}
-    for text, score in scores.items():
+    for text in [t.content for t in scenario.turns]:
+        score = fn(text)
         if isinstance(score, bool) or not isinstance(score, (int, float)) or not 0 <= score <= 1:
             return f"scores must be numbers between 0 and 1, got {score!r} for {short(text, 40)!r}"
     for high, low in ABOVE_SMALL_TALK:
         if not fn(high) > fn(low):
             return f"{high!r} should score above {low!r}, got {fn(high)} and {fn(low)}"
-    memory = feed(SlidingWindowMemory(6, 3, scorer=lambda text: scores[text]), scenario, 29)
+    memory = _pinned_by(fn, scenario, lambda text: text)
     held = facts_held(memory, scenario, scenario.questions[0].needs)
-    if all(held.values()):
-        return None
-    missing = ", ".join(fact_id for fact_id, found in held.items() if not found)
-    return f"with your scorer three pins keep turns {memory.window_turns()[:-6]}: the window still lacks {missing}"
+    if not all(held.values()):
+        missing = ", ".join(fact_id for fact_id, found in held.items() if not found)
+        return f"with your scorer three pins keep turns {memory.window_turns()[:-6]}: the window still lacks {missing}"
+    elsewhere = _pinned_by(fn, scenario, renamed).window_turns()[:-6]
+    if elsewhere != memory.window_turns()[:-6]:
+        return (f"your rule pins turns {memory.window_turns()[:-6]}, but {elsewhere} once the chat names its tools "
+                "otherwise (pytest → unittest, tests → checks, MySQL → MariaDB …): make it about how people talk "
+                "(a word that decides, a reason, a number), not about the words of this chat")
+    return None
 
 
 def window_view(scenario: Scenario, recent_k: int, important_k: int, turn: int | None = None) -> str:
@@ -168,9 +195,9 @@ def plot_window_membership(membership: np.ndarray, title: str, mark_turns: dict 
               extent=(0.5, n + 0.5, 0.5, n + 0.5), vmin=0, vmax=2, interpolation="nearest")
     for turn, label in (mark_turns or {}).items():
         ax.axhline(turn, color=OKABE_ITO[5], lw=0.8, ls="--")
-        ax.text(n + 0.6, turn, label, color="black", va="center", fontsize=8)
+        ax.text(n + 0.6, turn, label, color="black", va="center", fontsize=9)
     ax.legend(handles=[Patch(facecolor=colours[2], label="sent with the request"),
                        Patch(facecolor=colours[1], label="said, no longer sent")],
-              loc="upper left", fontsize=8, framealpha=1)
+              loc="upper left", fontsize=9, framealpha=1)
     ax.set(title=title, xlabel="conversation has reached turn", ylabel="message from turn")
     return fig
