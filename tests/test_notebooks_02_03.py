@@ -12,6 +12,7 @@ import pytest
 from conftest import ROOT, load_solutions
 from teachmem.lab.replay import window_membership
 from teachmem.lessons import window
+from teachmem.lessons.window import window_view
 from teachmem.llm import importance_rules
 from teachmem.memory.window import SlidingWindowMemory
 
@@ -120,3 +121,15 @@ def test_03_points_at_the_real_model_cell_where_it_is():
     save = next(i for i, s in enumerate(sources) if "## 5. Save and load" in s)
     real = next(i for i, s in enumerate(sources) if "OpenAICompatibleLLM.from_env" in s)
     assert [i for i, s in enumerate(sources) if "SummaryMemory.load(" in s] == [real - 2] and save < real
+
+
+def test_the_sliders_answer_sits_under_them(scenario):
+    """The widget's fact lines came after thirty message rows, off a 720-pixel screen below the sliders."""
+    for recent_k, important_k, turn in [(6, 0, 29), (6, 5, 29), (1, 0, 1), (10, 3, 20)]:
+        plain = window_view(scenario, recent_k, important_k, turn).splitlines()
+        first = window_view(scenario, recent_k, important_k, turn, facts_first=True).splitlines()
+        facts = [line for line in plain if "window mentions" in line]
+        assert first[0] == plain[0] and first[1:len(facts) + 1] == facts and len(facts) <= 12
+        assert sorted(line for line in first if line) == sorted(plain)
+    slider_cell = code_cells(NB02)["618564b1"]
+    assert "facts_first=w.fixed(True)" in slider_cell

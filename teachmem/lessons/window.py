@@ -147,24 +147,26 @@ def check_my_importance(fn: Callable) -> str | None:
     return None
 
 
-def window_view(scenario: Scenario, recent_k: int, important_k: int, turn: int | None = None) -> str:
+def window_view(scenario: Scenario, recent_k: int, important_k: int, turn: int | None = None,
+                facts_first: bool = False) -> str:
     """The scenario after ``turn`` messages, marking which turns a window keeps and which facts it still
     mentions (``fact_line``: ✓/✗ for facts still true, ⚠ for a stale fact it still holds).
+    ``facts_first`` puts the fact lines right under the header, where sliders above them keep them on
+    a projected screen; the thirty message rows follow.
 
     Taught in notebooks/02_sliding_window.ipynb.
     """
     turn = len(scenario) if turn is None else turn
     memory = feed(SlidingWindowMemory(recent_k, important_k), scenario, turn)
     kept = set(memory.window_turns())
-    lines = [f"after turn {turn}: recent_k={recent_k}, important_k={important_k} "
-             f"keeps {len(kept)} of {turn} messages"]
-    for t, score in zip(scenario.turns[:turn], memory.importance, strict=True):
-        lines.append(f"{'■' if t.turn in kept else '·'} {t.turn:>2} {t.role:<9} {score:.2f}  {short(t.content)}")
+    header = [f"after turn {turn}: recent_k={recent_k}, important_k={important_k} "
+              f"keeps {len(kept)} of {turn} messages"]
+    rows = [f"{'■' if t.turn in kept else '·'} {t.turn:>2} {t.role:<9} {score:.2f}  {short(t.content)}"
+            for t, score in zip(scenario.turns[:turn], memory.importance, strict=True)]
     window_text = " ".join(m["content"] for m in memory.context())
-    for fact in scenario.facts:
-        if fact.stated_turn <= turn:
-            lines.append(fact_line(fact, fact_in_text(fact, window_text), turn))
-    return "\n".join(lines)
+    facts = [fact_line(fact, fact_in_text(fact, window_text), turn) for fact in scenario.facts
+             if fact.stated_turn <= turn]
+    return "\n".join(header + facts + [""] + rows if facts_first else header + rows + facts)
 
 
 def fact_line(fact: Fact, mentioned: bool, turn: int) -> str:
