@@ -2,10 +2,11 @@
 
 Each conversation runs over eight sessions spread across months, in the LoCoMo format
 (``teachmem.lab.locomo``). Most of its questions ask about the first four sessions, so that a store has to
-find what was said months before the question; the last three or four of each conversation ask about the
-late sessions (five to eight): recent events, and values that changed since an early session said
-otherwise, where the late turn is the evidence and the recent value must win. Run ``python benchmarks/long_conversations.py`` to
-write the JSON file from the text below, ``--check`` to compare the file with it instead.
+find what was said months before the question; the last four of each conversation ask about the late
+sessions (five to eight): recent events, and values that changed since an early session said otherwise,
+where the late turn is the evidence and the recent value must win. Run
+``python benchmarks/long_conversations.py`` to write the JSON file from the text below, ``--check`` to
+compare the file with it instead.
 
 A script is a list of sessions: ``## <date>`` starts one (the date as LoCoMo writes it, such as
 ``4:30 pm on 12 January, 2025``), then one ``Speaker: text`` line per turn. A line may end with
