@@ -7,7 +7,9 @@ the half-life, with no dates at all), for every question, then for the questions
 the first four sessions ("early") and for those with evidence in sessions five to eight ("late": recent
 events, values that changed). Then the default store per conversation and per kind of question (the kinds
 are kept in ``benchmarks/long_conversations.py``; the file keeps LoCoMo's categories only), and a sweep of
-the half-life scoring's floor and half-life (the store's defaults are floor 0.5, half-life 30 days).
+the half-life scoring's floor and half-life (the store's defaults are floor 0.5, half-life 30 days). For
+the questions about a value that changed (``STALE``), it counts how often the turn with the new value
+ranks above the turn that stated the old one: the recent value must win.
 Run: ``.venv/bin/python benchmarks/bank_recall.py`` (about a minute).
 """
 from __future__ import annotations
@@ -70,15 +72,53 @@ def sweep(conversations) -> None:
     """Strict recall@10 of the half-life scoring for each floor and half-life (registered under a new name)."""
     print("\nhalf_life scoring: floor × half-life (strict@10)")
     columns = [(h, e) for e in ("all", "early", "late") for h in ("half 1", "half 2", "all")]
-    print(f"{'floor, half-life':40} " + " ".join(f"{h[-6:] + ' ' + e:>13}" for h, e in columns))
+    print(f"{'floor, half-life':40} " + " ".join(f"{h[-6:] + ' ' + e:>13}" for h, e in columns) + "   new wins")
     for floor in FLOORS:
         for days in HALF_LIVES:
             name = f"half_life floor {floor} half-life {days}"
             SCORINGS[name] = partial(half_life_score, floor=floor, half_life_days=float(days))
-            table = rows(conversations, store(name))
+            table, (wins, total) = rows(conversations, store(name)), newer_wins(conversations, store(name))
             del SCORINGS[name]
             parts = [[r for r in table if h in ("all", r["half"]) and e in ("all", r["evidence"])] for h, e in columns]
-            print(f"{name[10:]:40} " + " ".join(f"{sum(r['strict@10'] for r in p) / len(p):>13.3f}" for p in parts))
+            print(f"{name[10:]:40} " + " ".join(f"{sum(r['strict@10'] for r in p) / len(p):>13.3f}" for p in parts)
+                  + f"{wins:>6} of {total}")
+
+
+#: Questions about a value that changed, and words of the turn that stated the old value.
+STALE = {
+    "Who is Priya's manager at the hospital now?": "My manager, Samira, gave me",
+    "Where and when does Priya do pottery these days?": "I signed up for a pottery class at the community centre",
+    "Which herbs does Ama grow on her balcony now?": "I planted tomatoes on the balcony",
+    "When is the cannery library expected to open?": "Next spring, if the roof arrives on time",
+    "How late in the morning can you still get a cardamom bun at Crumb and Kettle?": "by ten most days",
+    "What is Malik's job title now?": "I hired one baker, Malik",
+    "What is Walter's latest HbA1c?": "It was 52 in October and now it's 58",
+    "What is the meal planning feature called in the app?": "We're calling the meal planning feature Juniper",
+    "Who runs the consumer app these days?": "And meet Sinead, our new marketing lead",
+    "How long is Hana staying in Oaxaca now?": "In October I'm going to Oaxaca for six months",
+    "How much has Suds on Wheels turned over this year?": "Last year I turned over about forty-one thousand",
+}
+
+
+def keep(make_store, kept: list, clock):
+    """``make_store(clock)``, kept in ``kept`` so that it can be asked more once ``fed_recall`` has fed it."""
+    kept.append(make_store(clock))
+    return kept[-1]
+
+
+def newer_wins(conversations, make_store) -> tuple[int, int]:
+    """For the questions in ``STALE``: how many rank the turn with the new value above the one with the old."""
+    wins = total = 0
+    for conv in conversations:
+        fed: list = []
+        fed_recall([conv], partial(keep, make_store, fed), ks=(1,), budgets=(1,))
+        texts = {t.dia_id: t.text for t in conv.turns}
+        for question in (q for q in conv.questions if q.question in STALE):
+            ranked = [h["text"] for h in fed[0].explain(question.question, len(conv.turns))]
+            new = min(i for i, text in enumerate(ranked) for e in question.evidence if text.endswith(texts[e]))
+            old = min(i for i, text in enumerate(ranked) if STALE[question.question] in text)
+            wins, total = wins + (new < old), total + 1
+    return wins, total
 
 
 def main() -> None:
@@ -96,6 +136,10 @@ def main() -> None:
             for evidence in ("all", "early", "late"):
                 chosen = [r for r in default if r[group] == value and evidence in ("all", r["evidence"])]
                 print(line(f"{value}, {evidence} evidence", chosen))
+    print("\nquestions about a value that changed: the turn with the new value ranked above the old one's")
+    for scoring in (None, *SCORINGS):
+        wins, total = newer_wins(conversations, store(scoring))
+        print(f"{scoring or 'default':48} {wins} of {total}")
     sweep(conversations)
 
 
