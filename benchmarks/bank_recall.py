@@ -10,7 +10,7 @@ are kept in ``benchmarks/long_conversations.py``; the file keeps LoCoMo's catego
 the half-life scoring's floor and half-life (the store's defaults are floor 0.5, half-life 30 days). For
 the questions about a value that changed (``STALE``), it counts how often the turn with the new value
 ranks above the turn that stated the old one: the recent value must win.
-Run: ``.venv/bin/python benchmarks/bank_recall.py`` (about a minute).
+Run: ``.venv/bin/python benchmarks/bank_recall.py`` (about twenty seconds).
 """
 from __future__ import annotations
 
