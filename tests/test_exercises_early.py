@@ -87,7 +87,7 @@ EXERCISES = {
     "0.1 name prediction": (start_here.check_name_prediction, s00.name_prediction,
                             ["Maia"], first_name_toy_model([{"role": "user", "content": "my name is Maya"},
                                                             {"role": "user", "content": "my name is Maia"}])),
-    "0.2 toy model": (start_here.check_toy_model, s00.toy_model, [first_name_toy_model, newest_any_role],
+    "0.2 latest name model": (start_here.check_latest_name_model, s00.latest_name_model, [first_name_toy_model, newest_any_role],
                       names_by_teachmem),
     "0.3 current facts": (start_here.check_current_facts, s00.current_facts,
                           [lambda sc, turn: [f.id for f in sc.facts if f.stated_turn <= turn],      # forgets replacement
@@ -142,7 +142,7 @@ def test_handing_the_job_to_teachmem_fails(exercise, capsys):
 
 
 @pytest.mark.parametrize("answer, checker, case", [
-    (names_by_teachmem, start_here.check_toy_model, ([{"role": "user", "content": "my name is Maya"},
+    (names_by_teachmem, start_here.check_latest_name_model, ([{"role": "user", "content": "my name is Maya"},
                                                       {"role": "user", "content": "my name is Maia"}],)),
     (request_tokens_by_teachmem, buffer.check_request_tokens, ([50, 150, 50],)),
     (exchanges_by_teachmem, buffer.check_exchanges_that_fit, (200, 4096, 500)),
@@ -151,7 +151,7 @@ def test_handing_the_job_to_teachmem_fails(exercise, capsys):
 ])
 def test_a_teachmem_answer_is_refused_for_using_teachmem_not_for_being_wrong(answer, checker, case, capsys):
     """Outside the checker these answers are right; inside, the checker names the teachmem code they call."""
-    solution = {start_here.check_toy_model: s00.toy_model, buffer.check_request_tokens: s01.request_tokens,
+    solution = {start_here.check_latest_name_model: s00.latest_name_model, buffer.check_request_tokens: s01.request_tokens,
                 buffer.check_exchanges_that_fit: s01.exchanges_that_fit,
                 window.check_window_positions: s02.window_positions,
                 window.check_kept_after_trim: s02.kept_after_trim}[checker]
@@ -188,7 +188,7 @@ def test_the_threshold_check_reports_what_it_saw(capsys):
 
 
 # ---------------------------------------------------------------- the notebooks themselves
-NOTEBOOKS = {"00_start_here": [start_here.check_toy_model, start_here.check_current_facts],
+NOTEBOOKS = {"00_start_here": [start_here.check_latest_name_model, start_here.check_current_facts],
              "01_conversation_buffer": [buffer.check_request_tokens, buffer.check_exchanges_that_fit],
              "02_sliding_window": [window.check_window_positions, window.check_kept_after_trim,
                                    window.check_my_importance]}
