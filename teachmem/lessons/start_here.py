@@ -4,7 +4,6 @@ Taught in notebooks/00_start_here.ipynb.
 """
 from __future__ import annotations
 
-import re
 from collections.abc import Callable
 
 from teachmem.lab.scenarios import Fact, load_scenario
@@ -14,7 +13,7 @@ from teachmem.llm import facts as fact_rules
 
 DONT_KNOW = "I don't know your name."
 # Exercise 0.1: the toy model of section 1 stops at the first name it reads.
-FIRST_NAME_WINS, CORRECTED_NAME = "Maya", "Maia"
+FIRST_NAME_WINS = "Maya"
 
 # messages -> what a toy model that answers with the name the user gave last replies, worked out by hand.
 LATEST_NAME = [
@@ -34,15 +33,16 @@ LATEST_NAME = [
 def check_name_prediction(name_prediction: str) -> str | None:
     """Exercise 0.1: which name the toy model answers with once Maya has corrected it to Maia.
 
-    The name counts wherever it stands: "Maya", "maya " and "Your name is Maya." are the same prediction.
+    Case, spaces and a full stop do not matter ("maya ", "Maya." pass); a sentence gets asked for the name alone,
+    rather than told it is wrong.
     """
     if not isinstance(name_prediction, str):
-        raise TypeError(f"write the name you expect in quotes, like \"Maia\", got {type(name_prediction).__name__}")
-    named = {n.lower() for n in re.findall(rf"\b({FIRST_NAME_WINS}|{CORRECTED_NAME})\b", name_prediction, re.I)}
-    if named == {FIRST_NAME_WINS.lower()}:
+        raise TypeError(f"write the name you expect in quotes, like \"Sam\", got {type(name_prediction).__name__}")
+    name = name_prediction.strip().rstrip(".!").strip("'\"").lower()
+    if name == FIRST_NAME_WINS.lower():
         return None
-    if len(named) > 1:
-        return f"you named both {FIRST_NAME_WINS!r} and {CORRECTED_NAME!r}; write the one name you expect."
+    if len(name.split()) > 1:
+        return f"you wrote {name_prediction!r}: write just the name you expect, like \"Sam\"."
     return (f"you predicted {name_prediction!r}; the model answered {FIRST_NAME_WINS!r}.\n  It reads the messages "
             "in order and stops at the first name it finds,\n  so the old name, still in the history, wins.")
 
