@@ -4,7 +4,7 @@ Taught in notebooks/00_start_here.ipynb.
 """
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 from teachmem.lab.scenarios import Fact, load_scenario
 from teachmem.lessons.common import (after_prediction as after_prediction, answer_checker, checker,
@@ -82,7 +82,7 @@ def check_current_facts(fn: Callable) -> str | None:
     return first_problem(_facts_problem(scenario.facts, turn, answers[turn], want) for turn, want in wants.items())
 
 
-def _facts_problem(facts: list[Fact], turn: int, got: list, want: list[str]) -> str | None:
+def _facts_problem(facts: Sequence[Fact], turn: int, got: list, want: list[str]) -> str | None:
     """What is wrong with ``got`` at ``turn``, naming the first fact listed or left out by mistake and why."""
     if got == want:
         return None
