@@ -305,3 +305,9 @@ def test_checker_messages_of_00_and_01_fit_a_projected_cell(exercise, capsys):
         for line in capsys.readouterr().out.splitlines():
             if "which already does this job" not in line:
                 assert len(line) <= PROJECTED_CHARS, f"{exercise}: {line}"
+
+
+def test_the_doubling_check_quotes_the_ratio_the_table_prints(capsys):
+    """The table prints "200 turns send 4.01× what 100 turns send"; the check used to say 4.0×."""
+    buffer.check_doubling_prediction(2)
+    assert "the table gives 4.01×" in capsys.readouterr().out

@@ -85,7 +85,7 @@ def check_doubling_prediction(doubling_prediction: float) -> str | None:
     ratio = conversation_tokens(200) / conversation_tokens(100)
     if abs(doubling_prediction - ratio) <= 0.1 * ratio:
         return None
-    return (f"you predicted {doubling_prediction:g}×; the table gives {ratio:.1f}×.\n  Twice the turns means "
+    return (f"you predicted {doubling_prediction:g}×; the table gives {ratio:.2f}×.\n  Twice the turns means "
             "twice as many requests, and the late ones are twice as long: 2 × 2 = 4.")
 
 
