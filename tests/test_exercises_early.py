@@ -311,3 +311,14 @@ def test_the_doubling_check_quotes_the_ratio_the_table_prints(capsys):
     """The table prints "200 turns send 4.01× what 100 turns send"; the check used to say 4.0×."""
     buffer.check_doubling_prediction(2)
     assert "the table gives 4.01×" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("stem", ["00_start_here", "01_conversation_buffer"])
+def test_printed_lines_fit_a_projected_cell(stem):
+    """00 printed turn 29's question on one 140-character line, which wrapped at "shoul / d"; the "○ … not
+    answered yet" line is common.py's, shared by every notebook, and left out."""
+    for cell in cells(stem):
+        for out in cell.get("outputs", []):
+            for line in "".join(out.get("text", "")).splitlines():
+                if not line.startswith("○"):
+                    assert len(line) <= PROJECTED_CHARS, f"{stem} cell {cell['id']}: {line}"
