@@ -1,16 +1,21 @@
-"""Recall of the store on the bundled long conversations: the first three (the bank's first version) and all of them.
+"""Recall of the store on the bundled long conversations: each half of them and all, early and late evidence.
 
 Each conversation is fed turn by turn with its real session dates (``teachmem.lab.longterm.fed_recall``);
 strict and tolerant recall@10 and recall within 500 / 1,000 / 2,000 tokens are printed for each half
 of the conversations and for all of them, under each of the store's scorings (and, for the product and
-the half-life, with no dates at all), then per conversation and per kind of question (the kinds are
-kept in ``benchmarks/long_conversations.py``; the file keeps LoCoMo's categories only).
-Run: ``.venv/bin/python benchmarks/bank_recall.py`` (about ten seconds).
+the half-life, with no dates at all), for every question, then for the questions whose evidence lies in
+the first four sessions ("early") and for those with evidence in sessions five to eight ("late": recent
+events, values that changed). Then the default store per conversation and per kind of question (the kinds
+are kept in ``benchmarks/long_conversations.py``; the file keeps LoCoMo's categories only), and a sweep of
+the half-life scoring's floor and half-life (the store's defaults are floor 0.5, half-life 30 days). For
+the questions about a value that changed (``STALE``), it counts how often the turn with the new value
+ranks above the turn that stated the old one: the recent value must win.
+Run: ``.venv/bin/python benchmarks/bank_recall.py`` (about twenty seconds).
 """
 from __future__ import annotations
 
 import sys
-from collections import defaultdict
+from functools import partial
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -20,9 +25,11 @@ from long_conversations import kinds  # noqa: E402
 
 from teachmem.lab.locomo import LONG_CONVERSATIONS, load_locomo  # noqa: E402
 from teachmem.lab.longterm import fed_recall, halves  # noqa: E402
-from teachmem.memory.semantic import SCORINGS, SemanticMemoryStore  # noqa: E402
+from teachmem.memory.semantic import SCORINGS, SemanticMemoryStore, half_life_score  # noqa: E402
 
 MEASURES = ("strict@10", "tolerant@10", "budget 500", "budget 1000", "budget 2000")
+LATE = 5                      # the first late session
+FLOORS, HALF_LIVES = (0.25, 0.5, 0.75, 0.9), (30, 90, 180)
 
 
 def store(scoring: str | None = None):
@@ -30,31 +37,110 @@ def store(scoring: str | None = None):
     return lambda clock: SemanticMemoryStore(clock=clock, **options)
 
 
-def row(label: str, report) -> str:
-    return f"{label:44} {len(report.per_question):>3} " + " ".join(f"{report.recall(m):>11.3f}" for m in MEASURES)
+def rows(conversations, make_store, dated: bool = True) -> list[dict]:
+    """One dict per question: its conversation, half, kind, whether its evidence is late, and its measures."""
+    kind_of, first, _ = kinds(), *halves(conversations)
+    out = []
+    for conv in conversations:
+        sessions = {t.dia_id: t.session for t in conv.turns}
+        report = fed_recall([conv], make_store, dated=dated)
+        for question, (_, _, values) in zip(conv.questions, report.per_question, strict=True):
+            out.append({"conv": conv.sample_id, "half": "half 1" if conv in first else "half 2",
+                        "kind": kind_of[conv.sample_id, question.question],
+                        "evidence": "late" if max(sessions[e] for e in question.evidence) >= LATE else "early",
+                        **values})
+    return out
+
+
+def line(label: str, chosen: list[dict], measures=MEASURES) -> str:
+    means = [sum(r[m] for r in chosen) / len(chosen) if chosen else float("nan") for m in measures]
+    return f"{label:48} {len(chosen):>3} " + " ".join(f"{v:>11.3f}" for v in means)
+
+
+def header(label: str, measures=MEASURES) -> str:
+    return f"{label:48} {'n':>3} " + " ".join(f"{m:>11}" for m in measures)
+
+
+def report(label: str, table: list[dict]) -> None:
+    for evidence in ("all", "early", "late"):
+        for part in ("half 1", "half 2", "all"):
+            chosen = [r for r in table if part in ("all", r["half"]) and evidence in ("all", r["evidence"])]
+            print(line(f"{label}, {part}, {evidence} evidence", chosen))
+
+
+def sweep(conversations) -> None:
+    """Strict recall@10 of the half-life scoring for each floor and half-life (registered under a new name)."""
+    print("\nhalf_life scoring: floor × half-life (strict@10)")
+    columns = [(h, e) for e in ("all", "early", "late") for h in ("half 1", "half 2", "all")]
+    print(f"{'floor, half-life':40} " + " ".join(f"{h[-6:] + ' ' + e:>13}" for h, e in columns) + "   new wins")
+    for floor in FLOORS:
+        for days in HALF_LIVES:
+            name = f"half_life floor {floor} half-life {days}"
+            SCORINGS[name] = partial(half_life_score, floor=floor, half_life_days=float(days))
+            table, (wins, total) = rows(conversations, store(name)), newer_wins(conversations, store(name))
+            del SCORINGS[name]
+            parts = [[r for r in table if h in ("all", r["half"]) and e in ("all", r["evidence"])] for h, e in columns]
+            print(f"{name[10:]:40} " + " ".join(f"{sum(r['strict@10'] for r in p) / len(p):>13.3f}" for p in parts)
+                  + f"{wins:>6} of {total}")
+
+
+#: Questions about a value that changed, and words of the turn that stated the old value.
+STALE = {
+    "Who is Priya's manager at the hospital now?": "My manager, Samira, gave me",
+    "Where and when does Priya do pottery these days?": "I signed up for a pottery class at the community centre",
+    "Which herbs does Ama grow on her balcony now?": "I planted tomatoes on the balcony",
+    "When is the cannery library expected to open?": "Next spring, if the roof arrives on time",
+    "How late in the morning can you still get a cardamom bun at Crumb and Kettle?": "by ten most days",
+    "What is Malik's job title now?": "I hired one baker, Malik",
+    "What is Walter's latest HbA1c?": "It was 52 in October and now it's 58",
+    "What is the meal planning feature called in the app?": "We're calling the meal planning feature Juniper",
+    "Who runs the consumer app these days?": "And meet Sinead, our new marketing lead",
+    "How long is Hana staying in Oaxaca now?": "In October I'm going to Oaxaca for six months",
+    "How much has Suds on Wheels turned over this year?": "Last year I turned over about forty-one thousand",
+}
+
+
+def keep(make_store, kept: list, clock):
+    """``make_store(clock)``, kept in ``kept`` so that it can be asked more once ``fed_recall`` has fed it."""
+    kept.append(make_store(clock))
+    return kept[-1]
+
+
+def newer_wins(conversations, make_store) -> tuple[int, int]:
+    """For the questions in ``STALE``: how many rank the turn with the new value above the one with the old."""
+    wins = total = 0
+    for conv in conversations:
+        fed: list = []
+        fed_recall([conv], partial(keep, make_store, fed), ks=(1,), budgets=(1,))
+        texts = {t.dia_id: t.text for t in conv.turns}
+        for question in (q for q in conv.questions if q.question in STALE):
+            ranked = [h["text"] for h in fed[0].explain(question.question, len(conv.turns))]
+            new = min(i for i, text in enumerate(ranked) for e in question.evidence if text.endswith(texts[e]))
+            old = min(i for i, text in enumerate(ranked) if STALE[question.question] in text)
+            wins, total = wins + (new < old), total + 1
+    return wins, total
 
 
 def main() -> None:
-    everything = load_locomo(LONG_CONVERSATIONS)
-    banks = {"first three": everything[:3], f"all {len(everything)}": everything}
-    print(f"{'bank, part, store':44} {'n':>3} " + " ".join(f"{m:>11}" for m in MEASURES))
-    for name, conversations in banks.items():
-        parts = dict(zip(("half 1", "half 2"), halves(conversations), strict=True), all=conversations)
-        for scoring in (None, *SCORINGS):
-            for part, convs in parts.items():
-                print(row(f"{name}, {part}, {scoring or 'default'}", fed_recall(convs, store(scoring))))
-        for scoring in ("product", "half_life"):
-            for part, convs in parts.items():
-                print(row(f"{name}, {part}, {scoring}, no dates", fed_recall(convs, store(scoring), dated=False)))
+    conversations = load_locomo(LONG_CONVERSATIONS)
+    print(header(f"{len(conversations)} conversations: part, evidence"))
+    default = rows(conversations, store())
+    report("default", default)
+    for scoring in SCORINGS:
+        report(scoring, rows(conversations, store(scoring)))
+    for scoring in ("product", "half_life"):
+        report(f"{scoring}, no dates", rows(conversations, store(scoring), dated=False))
     print("\nthe default store, per conversation and per kind of question")
-    kind_of, per_kind = kinds(), defaultdict(list)
-    for conv in everything:
-        report = fed_recall([conv], store())
-        print(row(conv.sample_id, report))
-        for question, (_, _, values) in zip(conv.questions, report.per_question, strict=True):
-            per_kind[kind_of[conv.sample_id, question.question]].append(values)
-    for kind, rows in per_kind.items():
-        print(f"{kind:44} {len(rows):>3} " + " ".join(f"{sum(r[m] for r in rows) / len(rows):>11.3f}" for m in MEASURES))
+    for group in ("conv", "kind"):
+        for value in dict.fromkeys(r[group] for r in default):
+            for evidence in ("all", "early", "late"):
+                chosen = [r for r in default if r[group] == value and evidence in ("all", r["evidence"])]
+                print(line(f"{value}, {evidence} evidence", chosen))
+    print("\nquestions about a value that changed: the turn with the new value ranked above the old one's")
+    for scoring in (None, *SCORINGS):
+        wins, total = newer_wins(conversations, store(scoring))
+        print(f"{scoring or 'default':48} {wins} of {total}")
+    sweep(conversations)
 
 
 if __name__ == "__main__":

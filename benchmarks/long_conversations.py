@@ -1,9 +1,12 @@
 """The bundled long conversations, written as text: ``teachmem/lab/data/long_conversations.json``.
 
 Each conversation runs over eight sessions spread across months, in the LoCoMo format
-(``teachmem.lab.locomo``); its questions ask about the first four sessions, so that a store has to
-find what was said months before the question. Run ``python benchmarks/long_conversations.py`` to
-write the JSON file from the text below, ``--check`` to compare the file with it instead.
+(``teachmem.lab.locomo``). Most of its questions ask about the first four sessions, so that a store has to
+find what was said months before the question; the last four of each conversation ask about the late
+sessions (five to eight): recent events, and values that changed since an early session said otherwise,
+where the late turn is the evidence and the recent value must win. Run
+``python benchmarks/long_conversations.py`` to write the JSON file from the text below, ``--check`` to
+compare the file with it instead.
 
 A script is a list of sessions: ``## <date>`` starts one (the date as LoCoMo writes it, such as
 ``4:30 pm on 12 January, 2025``), then one ``Speaker: text`` line per turn. A line may end with
@@ -95,7 +98,7 @@ Priya: So proud of you. How much did you raise?
 Tom: Just over nine hundred pounds for the children's hospice.
 Priya: Amazing. Work has been mad here.
 Tom: Still the orthopaedics backlog?
-Priya: We moved on to cardiology. Samira got promoted, so I report to Ben now.
+Priya: We moved on to cardiology. Samira got promoted, so I report to Ben now.  #ben
 Tom: Is Ben nice?
 Priya: Very. He makes terrible puns in every meeting.
 Tom: And Biscuit?
@@ -105,9 +108,9 @@ Priya: She's also started stealing socks. Only left socks, for some reason.
 Tom: A greyhound with a sock preference. Incredible.
 ## 9:30 am on 3 August, 2025
 Tom: Summer question: are you still doing pottery?
-Priya: Yes, but I moved to the Tuesday class at a studio in Headingley. The community centre closed for repairs.
+Priya: Yes, but I moved to the Tuesday class at a studio in Headingley. The community centre closed for repairs.  #pottery_new
 Tom: Is the new teacher good?
-Priya: He's great, a retired chemist called Martin. He explains glazes like chemistry experiments.
+Priya: He's great, a retired chemist called Martin. He explains glazes like chemistry experiments.  #martin
 Tom: That sounds very you.
 Priya: I made a set of four plates. Only one is wonky.
 Tom: Progress! How's the Japan planning?
@@ -119,7 +122,7 @@ Priya: How about you, any holidays?
 Tom: A week of camping in Snowdonia with my brother. It rained six days out of seven.
 Priya: Classic Wales.
 ## 5:50 pm on 28 September, 2025
-Priya: Two weeks until Japan and I've packed nothing.
+Priya: Two weeks until Japan and I've packed nothing.  #japan_soon
 Tom: You have a spreadsheet of ramen, you'll be fine.
 Priya: Dan has the spreadsheet. I have a list of pottery shops.
 Tom: Are you bringing plates back?
@@ -164,6 +167,15 @@ LONG_1_QUESTIONS = [
     ("What did Priya's mum buy for Biscuit?", 'A tartan winter coat', ['d4_10'], "single"),
     ('Which pottery village did Priya plan to visit in Japan?', 'Mashiko', ['d4_6'], "single"),
     ('Which charity ride did Tom sign up for?', 'London to Brighton in June', ['d4_13'], "single"),
+    ("Who is Priya's manager at the hospital now?", "Ben (Samira, her first manager, was promoted)", ["ben"],
+     "single"),
+    ("Where and when does Priya do pottery these days?",
+     "On Tuesdays, at a studio in Headingley (the community centre closed for repairs)", ["pottery_new"],
+     "paraphrase"),
+    ("Who have Priya's pottery teachers been?", "Ines at the community centre, then Martin, a retired chemist",
+     ["d2_2", "martin"], "multi"),
+    ("When did Priya's trip to Japan start?", "Around 12 October 2025 (two weeks after 28 September)",
+     ["japan_soon"], "temporal"),
 ]
 
 LONG_2 = """
@@ -259,29 +271,29 @@ Ama: Family gigs are the hardest.
 Lukas: They asked for a jazz version of a pop song. We're suffering.
 ## 5:00 pm on 24 November, 2024
 Lukas: Did you run the half marathon?
-Ama: I did! Two hours and four minutes.
+Ama: I did! Two hours and four minutes.  #half_time
 Lukas: Congratulations! How do you feel?
 Ama: Proud and unable to walk down stairs.
 Lukas: The fourth-floor flat must be fun.
 Ama: I live on the balcony now. The tomatoes are long gone, but I planted winter herbs.
 Lukas: What herbs?
-Ama: Coriander, parsley and mint. The pigeons ignore them.
+Ama: Coriander, parsley and mint. The pigeons ignore them.  #herbs
 Lukas: Finally a win against the pigeons.
 Ama: Tiago wants us to do a full marathon next year. I said absolutely not.
 Lukas: You said that about the half too.
 Ama: Fair point. Are you coming home for Christmas?
 Lukas: To my parents in Leipzig, after the wedding gig.
-Ama: I'm flying to London to spend it with Efua.
+Ama: I'm flying to London to spend it with Efua.  #christmas_london
 ## 8:00 pm on 29 December, 2024
 Ama: Merry Christmas, a bit late. How was the wedding gig?
 Lukas: Better than feared. The jazz pop song got people dancing.
 Ama: Told you.
 Lukas: How was London?
-Ama: Grey and lovely. Efua and I cooked our grandmother's groundnut soup for Christmas dinner.
+Ama: Grey and lovely. Efua and I cooked our grandmother's groundnut soup for Christmas dinner.  #soup
 Lukas: That sounds perfect.
 Ama: It was. Efua's colleagues still talk about the custard tarts.
 Lukas: Legendary tarts. What's next for you?
-Ama: The roof finally arrived, so the cannery library might open in April.
+Ama: The roof finally arrived, so the cannery library might open in April.  #library_april
 Lukas: And running?
 Ama: I'm taking January off. My orange shoes need a rest.
 Lukas: My new year plan is to write songs in Portuguese to impress you.
@@ -301,6 +313,15 @@ LONG_2_QUESTIONS = [
     ("On which morning does Ama's running club run?", 'Wednesday mornings', ['d3_4'], "single"),
     ('Which race did Tiago want the running club to do?', 'The Porto half marathon in November', ['d3_8'], "single"),
     ("What is the name of Ama's sister?", 'Efua', ['d4_1'], "single"),
+    ("What was Ama's finishing time in the Porto race?", "Two hours and four minutes", ["half_time"],
+     "paraphrase"),
+    ("Which herbs does Ama grow on her balcony now?", "Coriander, parsley and mint (the tomatoes are long gone)",
+     ["herbs"], "single"),
+    ("When is the cannery library expected to open?", "In April 2025, now that the roof has arrived",
+     ["library_april"], "temporal"),
+    ("Where did Ama spend Christmas 2024, and what did she cook?",
+     "In London with her sister Efua; they cooked their grandmother's groundnut soup",
+     ["christmas_london", "soup"], "multi"),
 ]
 
 LONG_3 = """
@@ -369,7 +390,7 @@ Sofia: The coral photo is already up. Customers ask about it.
 ## 7:00 pm on 29 October, 2023
 Sofia: Georgie is moving out.
 Kenji: Oh no, your taster!
-Sofia: She got a job in Edinburgh. I'll live alone for the first time.
+Sofia: She got a job in Edinburgh. I'll live alone for the first time.  #edinburgh
 Kenji: You'll have a quiet flat at least.
 Sofia: I'm at the bakery at five anyway. The flat is just for sleeping.
 Kenji: I've been diving every day. We tagged two hundred coral colonies this month.
@@ -385,7 +406,7 @@ Kenji: Once a baker, always a baker.
 Kenji: I'm back in Bristol!
 Sofia: Welcome home! Come for a bun.
 Kenji: Tomorrow morning. Are they still sold out by ten?
-Sofia: Now by eleven: we started a second shift, so we bake twice as much.
+Sofia: Now by eleven: we started a second shift, so we bake twice as much.  #eleven
 Kenji: Who works the second shift?
 Sofia: A new baker, Priyanka. She makes pastries like a jeweller.
 Kenji: The bakery is growing.
@@ -403,9 +424,9 @@ Sofia: Lucia came back to help and we baked through the night for a week.
 Kenji: How is Nonna the starter coping with all this?
 Sofia: Nonna is thriving. We split her into three jars now.
 Kenji: A dynasty.
-Sofia: I'm exhausted though. I'm closing for a week in February.
+Sofia: I'm exhausted though. I'm closing for a week in February.  #closing
 Kenji: Where are you going?
-Sofia: Naples, to see Lucia's old bakery. Someone else runs it now.
+Sofia: Naples, to see Lucia's old bakery. Someone else runs it now.  #naples
 Kenji: Perfect holiday for a baker.
 Sofia: How's the writing?
 Kenji: Two chapters done. The coral data is better than the coral photos.
@@ -420,7 +441,7 @@ Sofia: I cried a bit. Then I ate six sfogliatelle.
 Kenji: Very reasonable.
 Sofia: Back in Bristol, Malik ran everything perfectly. He added a new seeded loaf.
 Kenji: Malik deserves a raise.
-Sofia: He got one, and a new title: head baker.
+Sofia: He got one, and a new title: head baker.  #head_baker
 Kenji: I submitted my third chapter.
 Sofia: How many to go?
 Kenji: Two. I'll be done by summer if the reef cooperates.
@@ -440,6 +461,13 @@ LONG_3_QUESTIONS = [
     ("Who was Sofia's official taster?", 'Her flatmate Georgie', ['d2_14'], "single"),
     ('Who was the first baker Sofia hired?', 'Malik', ['d3_10'], "single"),
     ('On which day is Crumb and Kettle closed?', 'Mondays', ['d3_12'], "single"),
+    ("How late in the morning can you still get a cardamom bun at Crumb and Kettle?",
+     "Until about eleven: they sell out by eleven now that there is a second shift", ["eleven"], "paraphrase"),
+    ("What is Malik's job title now?", "Head baker (he got a raise too)", ["head_baker"], "single"),
+    ("When did Sofia close the bakery for her trip to Naples?", "For a week in February 2024",
+     ["closing", "naples"], "temporal"),
+    ("Where does Sofia's old official taster live now?", "Georgie moved to Edinburgh for a job",
+     ["d2_14", "edinburgh"], "multi"),
 ]
 
 LONG_4 = """
@@ -521,16 +549,16 @@ Walter: I'll tell her. She's better with the phone than I am anyway.
 June: And how's the knee since you came back?
 Walter: A bit stiff after all the sitting on the ship, but I've started the exercises again.
 June: Keep at them. Your eye screening is on the 8th, just a reminder.
-Walter: Isla's coming with me. She wants to see the drops go in.
+Walter: Isla's coming with me. She wants to see the drops go in.  #isla_eyes
 ## 3:40 pm on 16 September, 2024
 June: Hello Walter. The autumn clinics are open: would you like your flu jab and your COVID booster?
 Walter: Yes please, both. Can I have them on the same day?
 June: You can. Saturday 5 October, the flu clinic at the surgery, between 9 and 12. Just turn up.
 Walter: A Saturday suits me, no school run.
 June: How did the eye screening go?
-Walter: All clear, they said. Isla was disappointed it didn't hurt more.
+Walter: All clear, they said. Isla was disappointed it didn't hurt more.  #eyes_clear
 June: Children! The results letter will come by post as well.
-Walter: Good. I've finished with Ben at the physio too. Six sessions and he discharged me.
+Walter: Good. I've finished with Ben at the physio too. Six sessions and he discharged me.  #discharged
 June: Congratulations. Keep doing the exercises at home.
 Walter: Pat makes sure of it. She watches me do them with her tea.
 June: Perfect supervision.
@@ -540,7 +568,7 @@ June: It's the same medicine from another maker. If you're worried, the pharmaci
 Walter: Morning June. It's time for my six month blood test, isn't it?
 June: It is. I can book the fasting test and then the review with Carol.
 Walter: Same as before then. Mornings, please.
-June: Of course. Blood test Tuesday 19 November at 8:20, review with Carol on Tuesday 26 November at 10:40.
+June: Of course. Blood test Tuesday 19 November at 8:20, review with Carol on Tuesday 26 November at 10:40.  #review_nov
 Walter: Thank you. I've been walking every day with Pat, thirty minutes round the park.
 June: That will help the numbers. Anything else for Carol?
 Walter: My feet get cold at night. Is that the diabetes?
@@ -552,7 +580,7 @@ June: She's welcome, as long as she doesn't expect drops this time.
 ## 1:15 pm on 13 January, 2025
 Walter: Happy new year, June. A quick one about my results.
 June: Happy new year, Walter. Go ahead.
-Walter: Carol said my number is down to 49 now. She was very pleased and so was Dr Nwosu.
+Walter: Carol said my number is down to 49 now. She was very pleased and so was Dr Nwosu.  #hba1c_49
 June: That's a big improvement. All that walking with Pat.
 Walter: And less cake at Christmas than usual. Dr Nwosu says to keep the tablets as they are.
 June: Then the repeat stays the same, going to the Co-op as before.
@@ -590,6 +618,13 @@ LONG_4_QUESTIONS = [
      "A doctor's letter listing his medicines and three months of metformin", ["cruise_meds", "three_months"], "multi"),
     ("What exercises did the physiotherapist give Walter?", "Step-ups on the bottom stair and leg raises on the bed",
      ["exercises"], "single"),
+    ("What is Walter's latest HbA1c?", "49 (down from 58)", ["hba1c_49"], "single"),
+    ("Is Walter still seeing the physiotherapist?", "No: Ben discharged him after six sessions", ["discharged"],
+     "paraphrase"),
+    ("When was Walter's autumn 2024 review with Carol?", "Tuesday 26 November 2024 at 10:40", ["review_nov"],
+     "temporal"),
+    ("How did Walter's eye screening go, and who went with him?", "All clear; his granddaughter Isla went with him",
+     ["isla_eyes", "eyes_clear"], "multi"),
 ]
 
 LONG_5 = """
@@ -660,7 +695,7 @@ Dana: Sinead wants us both on the launch day call at 6:30 am.
 Felipe: 6:30. I'll bring coffee for everyone.
 Dana: Aiko made launch stickers, by the way. A tiny juniper branch.
 Felipe: Cute, even if the codename goes away at launch.
-Dana: It does, in the app it's just called Meal Plans. Juniper lives on in the stickers.
+Dana: It does, in the app it's just called Meal Plans. Juniper lives on in the stickers.  #meal_plans
 Felipe: Fine by me. I'll freeze the release branch on Thursday.
 ## 5:30 pm on 29 January, 2025
 Dana: We did it! 12,000 sign-ups on the first day.
@@ -679,7 +714,7 @@ Felipe: Tell them the grandparents' feature is coming. Half of them asked for it
 Dana: Retro notes are up. Top lesson: we should have started the sync work in the summer.
 Felipe: Agreed. The move to January saved us, but it was luck as much as planning.
 Dana: What's the top request from users now?
-Felipe: Sharing a meal plan with someone outside the household. Grandparents, mostly.
+Felipe: Sharing a meal plan with someone outside the household. Grandparents, mostly.  #sharing
 Dana: That's sweet. And a big change for permissions.
 Felipe: Very. I'd like a month of design before we write any code this time.
 Dana: You'll get it. Aiko is already sketching.
@@ -690,14 +725,14 @@ Dana: That's nothing compared with a crash at launch. Approved, as far as I'm co
 Felipe: Thanks. Churn looks fine too, by the way: most people who left never opened the planner.
 Dana: Then onboarding is the next thing to fix. I'll ask Aiko for a first-week walkthrough.
 ## 9:45 am on 14 April, 2025
-Dana: I have news. I'm moving to lead the new Tandem for Teams product from May.
+Dana: I have news. I'm moving to lead the new Tandem for Teams product from May.  #teams
 Felipe: Dana! Congratulations. Who takes Tandem over?
-Dana: Sinead is stepping in as product lead for the consumer app for now.
+Dana: Sinead is stepping in as product lead for the consumer app for now.  #sinead_lead
 Felipe: Interesting choice, but she knows the users better than anyone.
 Dana: That's what I said too. You'll still be the tech lead.
 Felipe: Good. The sharing feature is in beta next week, by the way.
 Dana: With grandparents?
-Felipe: Forty grandparents, my mum included. She's very proud.
+Felipe: Forty grandparents, my mum included. She's very proud.  #sharing_beta
 Dana: She's the best tester we have. Coffee on Friday to hand over?
 Felipe: Friday. I'll bring the last launch stickers.
 Dana: And I'll bring the list of everything I never got round to.
@@ -729,6 +764,13 @@ LONG_5_QUESTIONS = [
     ("When was the launch video recorded?", "On Thursday 28 November 2024", ["video"], "temporal"),
     ("Who ran marketing for the launch, and what did she arrange with the press?",
      "Sinead; an embargoed story in the Pocketful newsletter on launch morning", ["sinead", "pocketful"], "multi"),
+    ("What is the meal planning feature called in the app?", "Meal Plans (Juniper was only the team's codename)",
+     ["meal_plans"], "single"),
+    ("Who runs the consumer app these days?", "Sinead, as product lead", ["sinead_lead"], "paraphrase"),
+    ("When does Dana start on Tandem for Teams?", "In May 2025", ["teams"], "temporal"),
+    ("What do users ask for most since the launch, and who is trying it out?",
+     "Sharing a meal plan outside the household; forty grandparents, Felipe's mum among them, in the beta",
+     ["sharing", "sharing_beta"], "multi"),
 ]
 
 LONG_6 = """
@@ -810,7 +852,7 @@ Hana: Very much. My brother sends me photos of her every day.
 Diego: Will our lesson times still work with your clinic hours?
 Hana: They do, the clinic closes at five.
 ## 7:00 pm on 14 November, 2023
-Hana: Diego! I passed the DELE A2! Seventy-eight points.
+Hana: Diego! I passed the DELE A2! Seventy-eight points.  #passed
 Diego: ¡Felicidades, Hana! I knew you would.
 Hana: Even the listening was a pass, just barely.
 Diego: Barely is a pass. How was Día de Muertos?
@@ -825,22 +867,22 @@ Diego: Perfecto.
 ## 7:00 pm on 12 December, 2023
 Hana: I took six patient histories on my own this week!
 Diego: Six! Any trouble?
-Hana: One man spoke Zapotec first, and his daughter translated into Spanish for me. Then I translated into English for the doctor in my head.
+Hana: One man spoke Zapotec first, and his daughter translated into Spanish for me. Then I translated into English for the doctor in my head.  #zapotec
 Diego: Three languages in one consultation. That's impressive.
 Hana: It was exhausting. The posadas started too, there is a procession on our street every night.
 Diego: Do you go?
 Hana: Every night. I sing the songs badly and get given tamales.
 Diego: That's the deal. Are you going home for Christmas?
-Hana: No, I'm staying. My brother is flying in on the 23rd!
+Hana: No, I'm staying. My brother is flying in on the 23rd!  #minjun_visit
 Diego: Minjun in Oaxaca! Lupita will feed a chef.
 Hana: He wants to learn mole from her. They have no language in common, it'll be fun.
 Diego: Food is a language.
 ## 6:30 pm on 22 January, 2024
-Hana: Happy new year, Diego. I've made a decision: I'm staying in Oaxaca another six months.
+Hana: Happy new year, Diego. I've made a decision: I'm staying in Oaxaca another six months.  #extend
 Diego: ¡Qué bien! The clinic asked you?
 Hana: They did, and my hospital in Busan gave me the extra leave.
 Diego: And Spanish?
-Hana: I want to go for B1 in the summer. Is that realistic?
+Hana: I want to go for B1 in the summer. Is that realistic?  #b1
 Diego: Very. We start the subjunctive next lesson, so be ready to suffer a little.
 Hana: Ha. My brother went home with a notebook full of Lupita's recipes.
 Diego: Did he learn the mole?
@@ -875,6 +917,13 @@ LONG_6_QUESTIONS = [
      ["host_family"], "paraphrase"),
     ("When did Hana leave for Mexico, and how long had she planned to stay?",
      "On 2 October 2023, through Mexico City, for six months", ["flight", "oaxaca"], "multi"),
+    ("How long is Hana staying in Oaxaca now?", "Another six months beyond the first six: she extended her stay",
+     ["extend"], "single"),
+    ("What language did one of Hana's patients speak, and how did she manage?",
+     "Zapotec; his daughter translated into Spanish for her", ["zapotec"], "paraphrase"),
+    ("When did Hana's brother arrive in Oaxaca?", "On 23 December 2023", ["minjun_visit"], "temporal"),
+    ("Which Spanish exams has Hana passed, and which is she aiming for next?",
+     "She passed the DELE A2 with seventy-eight points; next is B1 in the summer", ["passed", "b1"], "multi"),
 ]
 
 LONG_7 = """
@@ -948,11 +997,11 @@ Raj: Keep the receipt for that as well.
 Bronwen: You say that about everything.
 Raj: Because everything counts.
 ## 3:30 pm on 18 November, 2024
-Bronwen: The van broke down on the motorway on Friday. Clutch gone.
+Bronwen: The van broke down on the motorway on Friday. Clutch gone.  #clutch
 Raj: Oh no. Were you alright?
 Bronwen: Fine, but a labradoodle was in the back, covered in conditioner. We waited two hours for the tow.
 Raj: What a day. How much is the repair?
-Bronwen: Two thousand three hundred pounds. I nearly cried at the garage.
+Bronwen: Two thousand three hundred pounds. I nearly cried at the garage.  #repair
 Raj: It's a repair, so it comes off this year's profit in full.
 Bronwen: That's something. I had to cancel a whole week of dogs, though.
 Raj: Could Ffion cover some?
@@ -963,12 +1012,12 @@ Raj: Then let's hope the clutch holds.
 ## 2:00 pm on 16 December, 2024
 Raj: A quick one before Christmas. I've got your figures up to the end of November.
 Bronwen: Are they scary?
-Raj: Not at all. Turnover is up, about fifty-two thousand for the year so far.
+Raj: Not at all. Turnover is up, about fifty-two thousand for the year so far.  #turnover_now
 Bronwen: That's Ffion, and the price rise.
 Raj: Both. I'd like you to think about a pension. Paying into one reduces your tax.
 Bronwen: I've never had one. I always thought the van was my pension.
 Raj: The van will be worth very little in ten years. Let's start small, a hundred a month.
-Bronwen: Alright, a hundred a month. Set it up in January?
+Bronwen: Alright, a hundred a month. Set it up in January?  #pension
 Raj: January is fine. I'll have your tax return ready by mid January too.
 Bronwen: Before the deadline this time. Last year I filed on the thirtieth.
 Raj: No last-minute panic this year, I promise.
@@ -980,7 +1029,7 @@ Bronwen: A record! How bad is it?
 Raj: Six thousand two hundred and forty pounds for the year, including the first payment on account for this year.
 Bronwen: I have that put aside. FreeAgent told me to, every month.
 Raj: Then you're in good shape. The pension is set up as well?
-Bronwen: First hundred went in on the tenth.
+Bronwen: First hundred went in on the tenth.  #pension_paid
 Raj: Good. And Cerys is still doing Saturdays?
 Bronwen: She is, and she wants a pay rise. Everybody does.
 Raj: Send me the new rate and I'll add it to the records.
@@ -1017,6 +1066,12 @@ LONG_7_QUESTIONS = [
      "temporal"),
     ("Which bookkeeping apps has Bronwen tried since she joined Raj?",
      "The QuickBooks trial, then FreeAgent from her bank", ["quickbooks", "freeagent"], "multi"),
+    ("How much has Suds on Wheels turned over this year?",
+     "About £52,000 by the end of November 2024", ["turnover_now"], "single"),
+    ("What did the garage charge to fix Bronwen's van?", "£2,300 for a new clutch", ["repair"], "paraphrase"),
+    ("When did Bronwen's van break down?", "On Friday 15 November 2024, on the motorway", ["clutch"], "temporal"),
+    ("How much does Bronwen pay into her pension, and when did it start?",
+     "A hundred pounds a month, the first on 10 January 2025", ["pension", "pension_paid"], "multi"),
 ]
 
 LONG_8 = """
@@ -1096,13 +1151,13 @@ Theo: Amazing. We recorded a folk band from Skye, the singer had a voice like a 
 Isabel: Did you understand them?
 Theo: Mostly. One of them spoke Gaelic to the others and I just nodded.
 Isabel: The records arrived too, did you see?
-Theo: The crate is in the hall! Not one broken. I spent all evening putting them in order.
+Theo: The crate is in the hall! Not one broken. I spent all evening putting them in order.  #crate
 Isabel: Alphabetical or by genre?
-Theo: By the year I bought them. It's a system, trust me.
+Theo: By the year I bought them. It's a system, trust me.  #by_year
 Isabel: Gran loved you, by the way. She told my mum you ate four scones.
 Theo: Five. I hid one.
 Isabel: We need to send the invitations this week.
-Theo: Fifty-eight people said yes already, so two seats for surprises.
+Theo: Fifty-eight people said yes already, so two seats for surprises.  #yes58
 ## 7:00 pm on 1 June, 2025
 Isabel: Three weeks. The seating plan is making me lose my mind.
 Theo: Put my parents next to your gran, they'll talk about gardens all night.
@@ -1124,7 +1179,7 @@ Isabel: And your mum took the ferry four times just for fun.
 Theo: She loves that ferry more than me now.
 Isabel: Grandma June saw the first dance on the laptop. She said the ring went dancing.
 Theo: Told you she would.
-Isabel: Honeymoon in Orkney next week. Have you packed?
+Isabel: Honeymoon in Orkney next week. Have you packed?  #honeymoon
 Theo: I've packed a recorder for the birds. I want the puffins for a track.
 Isabel: Of course you have.
 Theo: And a notebook for your gran's scone recipe. She promised.
@@ -1152,6 +1207,13 @@ LONG_8_QUESTIONS = [
      "paraphrase"),
     ("Who from Theo's family is coming to the wedding?",
      "His sister Claire (in a kilt) and his parents, flying from Winnipeg", ["claire", "parents"], "multi"),
+    ("How many wedding guests have accepted?", "Fifty-eight, leaving two seats for surprises", ["yes58"],
+     "paraphrase"),
+    ("How does Theo order his records?", "By the year he bought them", ["by_year"], "single"),
+    ("When is Isabel and Theo's honeymoon, and where?", "The week after 6 July 2025, in Orkney", ["honeymoon"],
+     "temporal"),
+    ("How did Theo's records get to Glasgow, and did they survive?",
+     "By sea, in one insured wooden crate; not one broke", ["records", "crate"], "multi"),
 ]
 
 

@@ -87,7 +87,7 @@ EXERCISES = {
     "0.1 name prediction": (start_here.check_name_prediction, s00.name_prediction,
                             ["Maia"], first_name_toy_model([{"role": "user", "content": "my name is Maya"},
                                                             {"role": "user", "content": "my name is Maia"}])),
-    "0.2 toy model": (start_here.check_toy_model, s00.toy_model, [first_name_toy_model, newest_any_role],
+    "0.2 latest name model": (start_here.check_latest_name_model, s00.latest_name_model, [first_name_toy_model, newest_any_role],
                       names_by_teachmem),
     "0.3 current facts": (start_here.check_current_facts, s00.current_facts,
                           [lambda sc, turn: [f.id for f in sc.facts if f.stated_turn <= turn],      # forgets replacement
@@ -142,7 +142,7 @@ def test_handing_the_job_to_teachmem_fails(exercise, capsys):
 
 
 @pytest.mark.parametrize("answer, checker, case", [
-    (names_by_teachmem, start_here.check_toy_model, ([{"role": "user", "content": "my name is Maya"},
+    (names_by_teachmem, start_here.check_latest_name_model, ([{"role": "user", "content": "my name is Maya"},
                                                       {"role": "user", "content": "my name is Maia"}],)),
     (request_tokens_by_teachmem, buffer.check_request_tokens, ([50, 150, 50],)),
     (exchanges_by_teachmem, buffer.check_exchanges_that_fit, (200, 4096, 500)),
@@ -151,13 +151,13 @@ def test_handing_the_job_to_teachmem_fails(exercise, capsys):
 ])
 def test_a_teachmem_answer_is_refused_for_using_teachmem_not_for_being_wrong(answer, checker, case, capsys):
     """Outside the checker these answers are right; inside, the checker names the teachmem code they call."""
-    solution = {start_here.check_toy_model: s00.toy_model, buffer.check_request_tokens: s01.request_tokens,
+    solution = {start_here.check_latest_name_model: s00.latest_name_model, buffer.check_request_tokens: s01.request_tokens,
                 buffer.check_exchanges_that_fit: s01.exchanges_that_fit,
                 window.check_window_positions: s02.window_positions,
                 window.check_kept_after_trim: s02.kept_after_trim}[checker]
     assert answer(*case) == solution(*case)
     assert not checker(answer)
-    assert re.search(r"calls teachmem\S*( \S+)?, which already does this job", capsys.readouterr().out)
+    assert re.search(r"calls teachmem\S*( \S+)?,\s+which already does this job", capsys.readouterr().out)
     assert answer(*case) == solution(*case)      # the checker put teachmem back as it was
 
 
@@ -188,7 +188,7 @@ def test_the_threshold_check_reports_what_it_saw(capsys):
 
 
 # ---------------------------------------------------------------- the notebooks themselves
-NOTEBOOKS = {"00_start_here": [start_here.check_toy_model, start_here.check_current_facts],
+NOTEBOOKS = {"00_start_here": [start_here.check_latest_name_model, start_here.check_current_facts],
              "01_conversation_buffer": [buffer.check_request_tokens, buffer.check_exchanges_that_fit],
              "02_sliding_window": [window.check_window_positions, window.check_kept_after_trim,
                                    window.check_my_importance]}
@@ -236,3 +236,88 @@ def test_no_test_tooling_traceback_or_machine_path_in_the_lesson(stem):
             assert out["output_type"] != "error", f"{stem} stores a traceback"
             shown = json.dumps(out)
             assert not re.search(r"/(?:home|work|Users|tmp)/|site-packages|\.venv", shown), f"{stem}: {shown[:120]}"
+
+
+def test_the_exercises_leave_the_lessons_functions_as_they_were():
+    """00's exercise 0.2 used to redefine `toy_model`: run after it, 0.1's reveal printed the corrected
+    model's answer ("Maia") while its check said the model answered "Maya"."""
+    for stem in NOTEBOOKS:
+        before, after, in_exercises = set(), set(), False
+        for cell in cells(stem):
+            text = "".join(cell["source"])
+            in_exercises = in_exercises or cell["cell_type"] == "markdown" and text.startswith("## Exercises")
+            if cell["cell_type"] == "code":
+                names = {n.name for n in ast.parse(text).body if isinstance(n, ast.FunctionDef)}
+                (after if in_exercises else before).update(names)
+        assert not before & after, f"{stem}'s exercises redefine {sorted(before & after)}"
+
+
+@pytest.mark.parametrize("prediction", ["Maya", " maya ", "Maya.", "'Maya'", "MAYA!"])
+def test_a_name_prediction_ignores_case_spaces_and_a_full_stop(prediction, capsys):
+    assert start_here.check_name_prediction(prediction), capsys.readouterr().out
+
+
+@pytest.mark.parametrize("prediction, says", [("Maia", "the model answered 'Maya'"),
+                                              ("Mayan", "the model answered 'Maya'"),
+                                              ("Your name is Maya.", "write just the name you expect"),
+                                              ("Maya or Maia", "write just the name you expect")])
+def test_a_wrong_name_or_a_sentence_fails_and_says_what_to_write(prediction, says, capsys):
+    """'Your name is Maya.' was answered "you predicted 'Your name is Maya.'; the model answered 'Maya'",
+    as if the learner had been wrong."""
+    assert not start_here.check_name_prediction(prediction)
+    assert says in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("answer, says", [
+    (lambda sc, turn: [f.id for f in sc.facts if f.stated_turn <= turn],
+     "at turn 17 'db_postgresql' is no longer current: it was replaced on turn 17"),
+    (lambda sc, turn: [f.id for f in sc.facts if f.superseded_turn is None or turn < f.superseded_turn],
+     "at turn 1 'db_postgresql' is not stated yet: that happens on turn 3"),
+    (lambda sc, turn: [f.id for f in sc.facts if f.stated_turn < turn and (f.superseded_turn or 99) > turn],
+     "at turn 1 'user_name' is missing: it was stated on turn 1"),
+    (lambda sc, turn: s00.current_facts(sc, turn)[::-1], "the ids are right, but list each once, in the order"),
+    (lambda sc, turn: ["db"], "'db', which is not the id of a fact"),
+])
+def test_current_facts_says_which_fact_is_wrong_and_why(answer, says, capsys):
+    """It used to print two lists of up to nine ids and leave the learner to find the difference."""
+    assert not start_here.check_current_facts(answer)
+    assert says in capsys.readouterr().out
+
+
+def test_exchanges_that_fit_names_the_arguments(capsys):
+    """It used to say "for (300, 1000, 1200) expected 0", leaving the learner to guess which number was which."""
+    assert not buffer.check_exchanges_that_fit(lambda e, m, s: (m - s) // e)
+    assert "tokens_per_exchange=300, max_tokens=1000, system_tokens=1200" in capsys.readouterr().out
+
+
+# A JupyterLab output at 1280×720 with the file browser open holds about 105 characters of monospace text;
+# longer lines wrap mid-word (01's threshold check broke "ex / changes").
+PROJECTED_CHARS = 100
+
+
+@pytest.mark.parametrize("exercise", [name for name in EXERCISES if name[0] in "01"])
+def test_checker_messages_of_00_and_01_fit_a_projected_cell(exercise, capsys):
+    """What these lessons' checkers write, common.py's shared lines included (the placeholder's, and the one
+    for an answer that calls teachmem)."""
+    checker, _, wrongs, _ = EXERCISES[exercise]
+    for answer in wrongs:
+        checker(answer)
+        for line in capsys.readouterr().out.splitlines():
+            assert len(line) <= PROJECTED_CHARS, f"{exercise}: {line}"
+
+
+def test_the_doubling_check_quotes_the_ratio_the_table_prints(capsys):
+    """The table prints "200 turns send 4.01× what 100 turns send"; the check used to say 4.0×."""
+    buffer.check_doubling_prediction(2)
+    assert "the table gives 4.01×" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("stem", ["00_start_here", "01_conversation_buffer"])
+def test_printed_lines_fit_a_projected_cell(stem):
+    """00 printed turn 29's question on one 140-character line, which wrapped at "shoul / d"; the "○ … not
+    answered yet" line is common.py's, shared by every notebook, and left out."""
+    for cell in cells(stem):
+        for out in cell.get("outputs", []):
+            for line in "".join(out.get("text", "")).splitlines():
+                if not line.startswith("○"):
+                    assert len(line) <= PROJECTED_CHARS, f"{stem} cell {cell['id']}: {line}"

@@ -1,9 +1,10 @@
 """Memory that holds up over months: a ranking under which an old memory that matches well is still found.
 
-The bundled long conversations (eight sessions over seven to eleven months, questions about the first
-sessions) are fed the way an application feeds a store: turn by turn, with each session's date. The first
-three conversations are the bank the thresholds were first set on; they hold there still, and the whole
-bank (eight conversations, paraphrased, temporal and multi-hop questions too) has its own, measured.
+The bundled long conversations (eight sessions over seven to eleven months; most questions about the first
+four sessions, some about the last four: recent events and values that changed) are fed the way an
+application feeds a store: turn by turn, with each session's date. The first three conversations are the
+bank the thresholds were first set on; they hold there still, and the whole bank (eight conversations,
+paraphrased, temporal and multi-hop questions too) has its own, measured, for early and late evidence apart.
 """
 from __future__ import annotations
 
@@ -18,7 +19,8 @@ import pytest
 from teachmem.core.clock import ManualClock
 from teachmem.lab.locomo import LONG_CONVERSATIONS, LocomoError, load_locomo
 from teachmem.lab.evaluate import evaluate
-from teachmem.lab.longterm import budget_recall, fed_recall, halves, session_time, tolerant_recall
+from teachmem.lab.longterm import (budget_recall, by_evidence_session, fed_recall, halves, session_time,
+                                    tolerant_recall)
 from teachmem.lessons import semantic as lesson
 from teachmem.lessons.common import OKABE_ITO
 from teachmem.memory.semantic import SCORINGS, SemanticMemoryStore, half_life_score
@@ -31,6 +33,16 @@ FIRST_THREE = ["long-1", "long-2", "long-3"]
 @pytest.fixture(scope="module")
 def conversations():
     return load_locomo(LONG_CONVERSATIONS)
+
+
+@pytest.fixture(scope="module")
+def early(conversations):
+    return by_evidence_session(conversations, 1, 4)
+
+
+@pytest.fixture(scope="module")
+def late(conversations):
+    return by_evidence_session(conversations, 5, 8)
 
 
 @pytest.fixture(scope="module")
@@ -59,37 +71,63 @@ def test_the_bank_is_what_its_script_writes():
         script.conversation("x", ("A", "B"), "## 9:00 am on 1 May, 2024\nC: who am I?", [])
 
 
-def test_the_bank_spans_months_and_asks_about_the_first_sessions(conversations):
+def test_the_bank_spans_months_and_asks_mostly_about_the_first_sessions_and_also_about_the_last(
+        conversations, early, late):
     assert len(conversations) == 8
     assert {q.category for c in conversations for q in c.questions} == {1, 2, 4}   # multi-hop, temporal, single
-    for conv in conversations:
+    assert [len(c.questions) for c in early] == [13, 11, 11, 13, 13, 13, 12, 12]   # 98 about sessions 1-4
+    assert [len(c.questions) for c in late] == [4] * 8                             # 32 about sessions 5-8
+    for conv, old, new in zip(conversations, early, late, strict=True):
         dates = [session_time(t.date_time) for t in conv.turns]
         assert dates[-1] - dates[0] > timedelta(days=200)
-        assert len(conv.turns) >= 100 and len(conv.questions) >= 10
+        assert len(conv.turns) >= 100 and len(old.questions) >= 10 and len(old.questions) > 2 * len(new.questions)
+        assert len(old.questions) + len(new.questions) == len(conv.questions)     # every evidence id is valid
         sessions = {t.dia_id: t.session for t in conv.turns}
-        assert all(sessions[e] <= 4 for q in conv.questions for e in q.evidence)
+        assert all(sessions[e] <= 4 for q in old.questions for e in q.evidence)
+        assert {q.category for q in new.questions} == {1, 2, 4}
+    spans = [(c.sample_id, q.question) for c in late for q in c.questions
+             if min(int(e[1:].split(":")[0]) for e in q.evidence) <= 4]    # a change: the early turn and the late
+    assert [s for s, _ in spans] == ["long-1", "long-3", "long-8"]         # one that replaced it, both evidence
 
 
-def test_a_product_with_daily_decay_loses_what_was_said_months_ago(conversations, first_three):
+def test_by_evidence_session_names_bad_sessions(conversations):
+    with pytest.raises(ValueError, match="first and last"):
+        by_evidence_session(conversations, 5, 4)
+    with pytest.raises(ValueError, match="first and last"):
+        by_evidence_session(conversations, 0, 4)
+
+
+def test_a_product_with_daily_decay_loses_what_was_said_months_ago(conversations, early, first_three):
     undated = dated_recall(first_three, _store("product"), 10, dated=False)
     dated = dated_recall(first_three, _store("product"), 10)
     assert undated >= 0.85           # the words are there to be found ...
     assert dated <= 0.1              # ... but 0.95 ** 200 days leaves nothing of any score
-    assert dated_recall(conversations, _store("product"), 10, dated=False) >= 0.7
-    assert dated_recall(conversations, _store("product"), 10) <= 0.1
+    assert dated_recall(conversations, _store("product"), 10, dated=False) >= 0.7       # measured 0.727
+    assert dated_recall(conversations, _store("product"), 10) <= 0.1                    # 0.092
+    assert dated_recall(early, _store("product"), 10) == 0.0
+
+
+def test_on_recent_evidence_the_half_life_beats_the_product_and_recency_helps(late):
+    half_life = dated_recall(late, _store("half_life"), 10)                    # measured 0.703
+    assert half_life >= 0.65
+    assert dated_recall(late, _store("half_life"), 10, dated=False) <= half_life - 0.05    # 0.641: time helps
+    assert dated_recall(late, _store("product"), 10) <= 0.45                   # 0.375: it decays within months too
 
 
 @pytest.mark.parametrize("scoring", ["generative_agents", "memorybank"])
-def test_the_published_time_scores_fail_the_same_way_with_their_usual_settings(conversations, scoring):
-    assert dated_recall(conversations, _store(scoring), 10) <= 0.1
+def test_the_published_time_scores_fail_the_same_way_with_their_usual_settings(conversations, early, scoring):
+    assert dated_recall(conversations, _store(scoring), 10) <= 0.1       # measured 0.085 and 0.069
+    assert dated_recall(early, _store(scoring), 10) <= 0.05              # 0.020 and 0.000
 
 
 def test_a_half_life_with_a_floor_keeps_old_memories_findable(conversations, first_three):
-    undated = dated_recall(first_three, _store("half_life"), 10, dated=False)
-    dated = dated_recall(first_three, _store("half_life"), 10)
+    old = by_evidence_session(first_three, 1, 4)                  # the bank's first version
+    undated = dated_recall(old, _store("half_life"), 10, dated=False)
+    dated = dated_recall(old, _store("half_life"), 10)
     assert dated >= 0.85 and undated - dated <= 0.05
-    undated = dated_recall(conversations, _store("half_life"), 10, dated=False)
-    dated = dated_recall(conversations, _store("half_life"), 10)
+    assert dated_recall(first_three, _store("half_life"), 10) >= 0.8          # late questions too: measured 0.830
+    undated = dated_recall(conversations, _store("half_life"), 10, dated=False)       # measured 0.727
+    dated = dated_recall(conversations, _store("half_life"), 10)                      # 0.704
     assert dated >= 0.65 and undated - dated <= 0.1
 
 
@@ -219,11 +257,11 @@ def test_the_command_line_feeds_each_half_and_reports_every_measure(capsys, tmp_
     first_three.write_text(json.dumps(json.loads(LONG_CONVERSATIONS.read_text(encoding="utf-8"))[:3]), encoding="utf-8")
     assert main(["--locomo", str(first_three), "--fed", "--k", "10", "--scoring", "half_life", "--json"]) == 0
     halves_ = json.loads(capsys.readouterr().out)["locomo"]["halves"]
-    assert [h["questions"] for h in halves_] == [24, 11]
+    assert [h["questions"] for h in halves_] == [32, 15]         # strict@10 measured 0.875 and 0.733
     assert all(h["strict@10"] >= 0.7 and h["tolerant@10"] >= h["strict@10"] for h in halves_)
     assert main(["--locomo", "long", "--fed", "--k", "10", "--scoring", "half_life", "--json"]) == 0
     halves_ = json.loads(capsys.readouterr().out)["locomo"]["halves"]
-    assert [h["questions"] for h in halves_] == [48, 50]
+    assert [h["questions"] for h in halves_] == [64, 66]         # strict@10 measured 0.742 and 0.667
     assert all(h["strict@10"] >= 0.6 and h["tolerant@10"] >= h["strict@10"] for h in halves_)
     assert main(["--locomo", "long", "--fed", "--k", "10", "--scoring", "product"]) == 0
     out = capsys.readouterr().out

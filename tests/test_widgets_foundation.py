@@ -4,7 +4,7 @@ import pytest
 
 from teachmem import SlidingWindowMemory, fact_in_text
 from teachmem.lab.replay import feed
-from teachmem.lessons.buffer import buffer_cost_view
+from teachmem.lessons.buffer import buffer_cost_view, plot_buffer_cost, plot_estimators
 from teachmem.lessons.common import explore, shown_text
 from teachmem.lessons.window import window_view
 
@@ -46,3 +46,10 @@ def test_explore_renders_the_view_on_every_change():
     assert shown_text(box) == "n is 3 cm\n"
     slider.value = 5
     assert shown_text(box) == "n is 5 cm\n"
+
+
+def test_notebook_01s_plots_are_shown_at_their_own_size_at_1280_px():
+    """The cost plot was 1,000 px wide: JupyterLab shrank it to its 840-px output and its labels to 8 points."""
+    from_texts = ["one two", "三四"]
+    for fig in (plot_buffer_cost(REQUESTS), plot_estimators(from_texts, {"words": len}, ["a", "b"])):
+        assert fig.get_size_inches()[0] * fig.dpi <= 840

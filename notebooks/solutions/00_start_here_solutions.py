@@ -6,7 +6,7 @@ import re
 name_prediction = "Maya"
 
 
-def toy_model(messages):
+def latest_name_model(messages):
     """0.2 · Modify and observe: read the user's messages newest first, so the last name given wins;
     the assistant's "my name is Tess" is its own name, not the user's."""
     for message in reversed(messages):

@@ -2,7 +2,7 @@
 from itertools import accumulate
 
 # 1.1 · Predict, then run. Twice the turns is twice as many requests, and the late requests are twice
-# as long, so the total is about 2 × 2 = 4 times the bill (the table shows 4.0×).
+# as long, so the total is about 2 × 2 = 4 times the bill (the table shows 4.01×).
 doubling_prediction = 4
 
 

@@ -16,8 +16,9 @@ The dataset is licensed for non-commercial use only, so it is not bundled:
 project. Point ``load_locomo`` at a downloaded ``locomo10.json`` to measure
 on the real thing. ``LONG_CONVERSATIONS``, also written for this project, holds
 eight conversations of eight sessions each, spread over seven to eleven months,
-whose questions ask about the first four sessions (see ``teachmem.lab.longterm``;
-the file is written by ``benchmarks/long_conversations.py``).
+whose questions ask mostly about the first four sessions and, four a
+conversation, about the last four: recent events and values that changed (see
+``teachmem.lab.longterm``; the file is written by ``benchmarks/long_conversations.py``).
 
 **Evidence recall@k**, exactly: every turn of a conversation is stored in a
 fresh retriever as ``"speaker: text"``, in file order (sessions by number).

@@ -14,13 +14,14 @@ reports, per question:
   ``budget`` tokens; the share of the evidence among them. That is what a prompt can hold.
 
 ``halves`` splits the conversations in two: choose settings on one half, report the other too,
-so that tuning to the data shows. From the command line: ``python -m teachmem.evaluate --locomo FILE --fed``.
+so that tuning to the data shows; ``by_evidence_session`` keeps the questions whose evidence lies in
+given sessions (early or late in a conversation). From the command line: ``python -m teachmem.evaluate --locomo FILE --fed``.
 """
 from __future__ import annotations
 
 import re
 from collections import defaultdict
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import Any, Callable, Sequence
 
@@ -56,6 +57,26 @@ def halves(conversations: Sequence[LocomoConversation]) -> tuple[list, list]:
     """
     middle = (len(conversations) + 1) // 2
     return list(conversations[:middle]), list(conversations[middle:])
+
+
+def by_evidence_session(conversations: Sequence[LocomoConversation], first: int, last: int) -> list:
+    """Each conversation with only the questions whose latest valid evidence turn lies in sessions ``first``
+    to ``last`` (questions with no valid evidence are dropped).
+
+    >>> from teachmem.lab.locomo import LONG_CONVERSATIONS, load_locomo
+    >>> [len(c.questions) for c in by_evidence_session(load_locomo(LONG_CONVERSATIONS)[:2], 5, 8)]
+    [4, 4]
+    """
+    if isinstance(first, bool) or isinstance(last, bool) or not isinstance(first, int) \
+            or not isinstance(last, int) or not 1 <= first <= last:
+        raise ValueError(f"first and last must be session numbers with 1 <= first <= last, got {first!r}, {last!r}")
+    kept = []
+    for conv in conversations:
+        sessions = {t.dia_id: t.session for t in conv.turns}
+        latest = [max((sessions[e] for e in q.evidence if e in sessions), default=0) for q in conv.questions]
+        kept.append(replace(conv, questions=tuple(q for q, s in zip(conv.questions, latest, strict=True)
+                                                  if first <= s <= last)))
+    return kept
 
 
 def neighbours(dia_id: str) -> set[str]:

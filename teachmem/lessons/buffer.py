@@ -40,6 +40,9 @@ def _running_total_problem(turn_tokens: list[int], got: list) -> str | None:
     return None
 
 
+# Inches at 100 dpi: 840 px, the width of a JupyterLab output at 1280×720 with the file browser open, so
+# the figure is shown at its own size and its 10-point labels are not scaled down below 9 points.
+PLOT_WIDTH = 8.4
 # While a learner's answer runs, the buffer's own counting is off limits: it already does the job.
 BUFFER_COUNTS = ((ConversationBuffer, "token_count"), (ConversationBuffer, "is_near_limit"))
 # Exercise 1.4: the guard on a 1,024-token window must leave room for three more exchanges.
@@ -60,7 +63,13 @@ def check_request_tokens(fn: Callable) -> str | None:
 def check_exchanges_that_fit(fn: Callable) -> str | None:
     """Exercise 1.3: how many whole exchanges fit beside the system prompt."""
     with forbidding(*BUFFER_COUNTS):
-        return first_problem(differs(f"{c}", fn(*c), want) for c, want in EXCHANGES_THAT_FIT)
+        return first_problem(differs(_exchanges_case(*c), fn(*c), want) for c, want in EXCHANGES_THAT_FIT)
+
+
+def _exchanges_case(tokens_per_exchange: int, max_tokens: int, system_tokens: int) -> str:
+    """A case of exercise 1.3 with its arguments named, as the learner's function takes them; what was expected
+    goes on the next line, so a projected cell does not wrap it mid-word."""
+    return f"tokens_per_exchange={tokens_per_exchange}, max_tokens={max_tokens}, system_tokens={system_tokens}:\n "
 
 
 def conversation_tokens(n_turns: int, user: int = 50, assistant: int = 150) -> int:
@@ -76,8 +85,8 @@ def check_doubling_prediction(doubling_prediction: float) -> str | None:
     ratio = conversation_tokens(200) / conversation_tokens(100)
     if abs(doubling_prediction - ratio) <= 0.1 * ratio:
         return None
-    return (f"you predicted {doubling_prediction:g}×; the table gives {ratio:.1f}×. Twice the turns means twice "
-            "as many requests, and the late ones are twice as long: 2 × 2 = 4.")
+    return (f"you predicted {doubling_prediction:g}×; the table gives {ratio:.2f}×.\n  Twice the turns means "
+            "twice as many requests, and the late ones are twice as long: 2 × 2 = 4.")
 
 
 def guard_trips(threshold: float, max_tokens: int = GUARD_WINDOW) -> tuple[int, int]:
@@ -98,11 +107,11 @@ def check_threshold(threshold: float) -> str | None:
     if isinstance(threshold, bool) or not isinstance(threshold, (int, float)):
         raise TypeError(f"threshold must be a number between 0 and 1, got {type(threshold).__name__}")
     turn, free = guard_trips(threshold)
-    said = f"{threshold:g} trips after turn {turn} with {free} of {GUARD_WINDOW} tokens free"
+    said = f"{threshold:g} trips after turn {turn} with {free} of {GUARD_WINDOW} tokens free.\n  "
     if threshold < GUARD_EARLIEST:
-        return f"{said}: a guard that fires before the window is half full cries wolf. Raise it."
+        return f"{said}A guard that fires before the window is half full cries wolf: raise it."
     if free < GUARD_ROOM:
-        return f"{said}: fewer than the {GUARD_ROOM} tokens three more exchanges need. Lower it."
+        return f"{said}That is fewer than the {GUARD_ROOM} it must leave free: lower it."
     return None
 
 
@@ -128,7 +137,7 @@ def plot_buffer_cost(request_tokens: list[int], price_per_million: float = 3.0) 
     """
     turns = np.arange(1, len(request_tokens) + 1)
     cumulative = np.cumsum(request_tokens)
-    fig, (left, right) = plt.subplots(1, 2, figsize=(10, 3.6), layout="constrained")
+    fig, (left, right) = plt.subplots(1, 2, figsize=(PLOT_WIDTH, 3.4), layout="constrained")
     plt.close(fig)
     left.plot(turns, request_tokens, color=OKABE_ITO[0])
     left.set(title="Tokens sent with each request", xlabel="turn", ylabel="tokens")

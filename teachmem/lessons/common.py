@@ -64,8 +64,8 @@ def run_check(title: str, body: Callable[[Callable], str | None], candidate: Any
     except NotImplementedError:
         return report(False, f"○ {title}: not implemented yet (replace `raise NotImplementedError` with your code)")
     except DoneByTeachmem as err:
-        return report(False, f"✗ {title}: your function calls {err}, which already does this job; "
-                             "write the steps yourself")
+        return report(False, f"✗ {title}: your function calls {err},\n"
+                             "  which already does this job: write the steps yourself.")
     except Exception as err:  # a learner's bug: report it, do not crash the notebook
         return report(False, f"✗ {title}: your function raised {type(err).__name__}: {err}")
     if problem:
@@ -129,8 +129,8 @@ def answer_checker(title: str) -> Callable[[Callable[[Any], str | None]], Callab
         @functools.wraps(body)
         def run(value: Any) -> CheckResult:
             if unanswered(value):
-                return report(False, f"○ {title}: not answered yet (write your answer in place of the placeholder, "
-                                     "then run the cell again)")
+                return report(False, f"○ {title}: not answered yet.\n"
+                                     "  Write your answer in place of the placeholder, then run the cell again.")
             try:
                 problem = body(value)
             except (TypeError, ValueError) as err:

@@ -15,7 +15,7 @@ from matplotlib.figure import Figure
 from teachmem.core.validate import require_int_at_least, require_text
 from teachmem.lab.scenarios import Scenario
 from teachmem.lab.locomo import LocomoConversation
-from teachmem.lab.longterm import FedReport, fed_recall
+from teachmem.lab.longterm import FedReport, by_evidence_session, fed_recall
 from teachmem.lessons.common import (OKABE_ITO, after_prediction as after_prediction, answer_checker, checker,
                                      explore as explore, figure, short)
 from teachmem.llm import importance_rules
@@ -205,11 +205,12 @@ def check_burial_prediction(burial_prediction: int) -> str | None:
 def early_recall(conversations: list[LocomoConversation], scorings: tuple[str, ...] = ("product", "half_life"),
                  ks: tuple[int, ...] = (1, 3, 5, 10, 20)) -> dict[str, FedReport]:
     """For each scoring, ``fed_recall`` of ``conversations``: each turn added on its session's real date, the
-    questions (about the first sessions) asked after the last one.
+    questions about the first four sessions (``by_evidence_session``) asked after the last one.
 
     Taught in notebooks/05_semantic_memory.ipynb.
     """
-    return {s: fed_recall(conversations, partial(_store_on, scoring=s), ks, (1000,)) for s in scorings}
+    early = by_evidence_session(conversations, 1, 4)
+    return {s: fed_recall(early, partial(_store_on, scoring=s), ks, (1000,)) for s in scorings}
 
 
 def _store_on(clock, scoring: str) -> SemanticMemoryStore:

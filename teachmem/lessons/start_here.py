@@ -4,10 +4,10 @@ Taught in notebooks/00_start_here.ipynb.
 """
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 from teachmem.lab.scenarios import Fact, load_scenario
-from teachmem.lessons.common import (after_prediction as after_prediction, answer_checker, checker, differs,
+from teachmem.lessons.common import (after_prediction as after_prediction, answer_checker, checker,
                                      first_problem, forbidding)
 from teachmem.llm import facts as fact_rules
 
@@ -31,26 +31,41 @@ LATEST_NAME = [
 
 @answer_checker("name_prediction")
 def check_name_prediction(name_prediction: str) -> str | None:
-    """Exercise 0.1: which name the toy model answers with once Maya has corrected it to Maia."""
+    """Exercise 0.1: which name the toy model answers with once Maya has corrected it to Maia.
+
+    Case, spaces and a full stop do not matter ("maya ", "Maya." pass); a sentence gets asked for the name alone,
+    rather than told it is wrong.
+    """
     if not isinstance(name_prediction, str):
-        raise TypeError(f"write the name you expect in quotes, like \"Maia\", got {type(name_prediction).__name__}")
-    if name_prediction.strip().lower() == FIRST_NAME_WINS.lower():
+        raise TypeError(f"write the name you expect in quotes, like \"Sam\", got {type(name_prediction).__name__}")
+    name = name_prediction.strip().rstrip(".!").strip("'\"").lower()
+    if name == FIRST_NAME_WINS.lower():
         return None
-    return (f"you predicted {name_prediction!r}; the model answered {FIRST_NAME_WINS!r}. It reads the messages in "
-            "order and stops at the first name it finds, so the old name, still in the history, wins.")
+    if len(name.split()) > 1:
+        return f"you wrote {name_prediction!r}: write just the name you expect, like \"Sam\"."
+    return (f"you predicted {name_prediction!r}; the model answered {FIRST_NAME_WINS!r}.\n  It reads the messages "
+            "in order and stops at the first name it finds,\n  so the old name, still in the history, wins.")
 
 
-@checker("toy_model")
-def check_toy_model(fn: Callable) -> str | None:
-    """Exercise 0.2: answer with the name the user gave last (the assistant's own name does not count)."""
+@checker("latest_name_model")
+def check_latest_name_model(fn: Callable) -> str | None:
+    """Exercise 0.2: answer with the name the user gave last (the assistant's own name does not count).
+
+    The learner's function is not called ``toy_model``: the exercise must leave section 1's toy model, which
+    exercise 0.1's reveal runs again, as it was.
+    """
     with forbidding((fact_rules, "found_facts")):
-        return first_problem(differs(_conversation(messages), fn([dict(m) for m in messages]), want)
+        return first_problem(_name_problem(messages, fn([dict(m) for m in messages]), want)
                              for messages, want in LATEST_NAME)
 
 
-def _conversation(messages: list[dict]) -> str:
-    """A conversation on one line, as a checker names it: ``user: "Hi" / assistant: "Hello"``."""
-    return "the conversation " + (" / ".join(f'{m["role"]}: "{m["content"]}"' for m in messages) or "with no messages")
+def _name_problem(messages: list[dict], got: object, want: str) -> str | None:
+    """None if ``got == want``, else the conversation one message a line (so a projected cell does not wrap
+    mid-word), then what was expected and what came back."""
+    if got == want:
+        return None
+    said = "".join(f'\n    {m["role"]}: "{m["content"]}"' for m in messages) or " with no messages"
+    return f"for the conversation{said}\n  expected {want!r}, got {got!r}"
 
 
 @checker("current_facts")
@@ -63,4 +78,25 @@ def check_current_facts(fn: Callable) -> str | None:
     scenario = load_scenario("project_30")
     wants = {turn: [f.id for f in scenario.facts if f.is_current(turn)] for turn in range(1, len(scenario) + 1)}
     with forbidding((Fact, "is_current")):
-        return first_problem(differs(f"turn {turn}", list(fn(scenario, turn)), want) for turn, want in wants.items())
+        answers = {turn: list(fn(scenario, turn)) for turn in wants}
+    return first_problem(_facts_problem(scenario.facts, turn, answers[turn], want) for turn, want in wants.items())
+
+
+def _facts_problem(facts: Sequence[Fact], turn: int, got: list, want: list[str]) -> str | None:
+    """What is wrong with ``got`` at ``turn``, naming the first fact listed or left out by mistake and why."""
+    if got == want:
+        return None
+    by_id = {f.id: f for f in facts}
+    extra = next((i for i in got if i not in want), None)
+    missing = next((i for i in want if i not in got), None)
+    if extra is not None and extra not in by_id:
+        return f"at turn {turn} you listed {extra!r}, which is not the id of a fact in scenario.facts"
+    if extra is not None and by_id[extra].stated_turn > turn:
+        return f"at turn {turn} {extra!r} is not stated yet: that happens on turn {by_id[extra].stated_turn}"
+    if extra is not None:
+        return (f"at turn {turn} {extra!r} is no longer current: it was replaced on turn "
+                f"{by_id[extra].superseded_turn}")
+    if missing is not None:
+        return f"at turn {turn} {missing!r} is missing: it was stated on turn {by_id[missing].stated_turn}"
+    return (f"at turn {turn} the ids are right, but list each once, in the order of scenario.facts:"
+            f"\n  expected {want}\n  got      {got}")
