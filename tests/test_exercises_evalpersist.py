@@ -206,19 +206,11 @@ def _notebook_cells(stem, *ids):
 def test_9_1_the_reveal_shows_what_the_checker_measures_after_the_rest_has_run(capsys):
     """The reveal used to apply retention to ``app``, which 4.4 later replaces and forgets from: after Run All,
     or on a second run, it showed no phone anywhere while the checker said the summary keeps it."""
-    from types import SimpleNamespace
-
-    from teachmem import ManualClock, SummaryMemory, apply_retention, forget
-    from teachmem.lab.replay import add_turn
+    from teachmem import ManualClock, apply_retention, forget
     noor = load_scenario("forget_address")
 
-    def assistant_until(turn):
-        app = SimpleNamespace(hybrid=HybridMemoryManager(), transcript=ConversationBuffer(),
-                              summary=SummaryMemory(summarize_every=6, keep_recent=2))
-        for t in noor.turns[:turn]:
-            for memory in vars(app).values():
-                add_turn(memory, noor, t.turn)
-        return app
+    def assistant_until(turn):                 # as the notebook's own cell defines it
+        return lesson09.assistant_until(noor, turn)
 
     stale = assistant_until(14)
     forget(stale, re.compile(r"07700\s?900\s?123"))       # as 4.4 leaves ``app``
