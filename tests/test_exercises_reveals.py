@@ -91,7 +91,8 @@ def test_the_reveal_runs_inside_after_prediction_and_checks_after_it(stem):
 def test_the_stored_reveal_shows_only_that_it_waits_for_a_prediction(stem):
     out = shown(cells(stem)[reveal_index(stem)])
     assert HIDDEN in out and "not answered yet" in out, out
-    assert len(out.strip().splitlines()) == 2, out
+    lines = out.strip().splitlines()       # the hidden line, then the checker's: "not answered yet" and its advice
+    assert len(lines) == 3 and lines[2].strip().startswith("Write your answer in place of the placeholder"), out
 
 
 @pytest.mark.parametrize("stem", REVEALS)
