@@ -7,7 +7,9 @@ the half-life, with no dates at all), for every question, then for the questions
 the first four sessions ("early") and for those with evidence in sessions five to eight ("late": recent
 events, values that changed). Then the default store per conversation and per kind of question (the kinds
 are kept in ``benchmarks/long_conversations.py``; the file keeps LoCoMo's categories only), and a sweep of
-the half-life scoring's floor and half-life (the store's defaults are floor 0.5, half-life 30 days). For
+the half-life scoring's floor and half-life (the store's defaults are floor 0.5, half-life 30 days). The
+two levers that find a turn through its neighbours, reply inheritance and neighbour words, are measured
+alone and together. For
 the questions about a value that changed (``STALE``), it counts how often the turn with the new value
 ranks above the turn that stated the old one: the recent value must win.
 Run: ``.venv/bin/python benchmarks/bank_recall.py`` (about twenty seconds).
@@ -30,11 +32,18 @@ from teachmem.memory.semantic import SCORINGS, SemanticMemoryStore, half_life_sc
 MEASURES = ("strict@10", "tolerant@10", "budget 500", "budget 1000", "budget 2000")
 LATE = 5                      # the first late session
 FLOORS, HALF_LIVES = (0.25, 0.5, 0.75, 0.9), (30, 90, 180)
+LEVERS = {"both (the default)": {}, "reply inheritance alone": {"neighbour_words": False},
+          "neighbour words alone": {"reply_weight": 0.0},
+          "neither": {"reply_weight": 0.0, "neighbour_words": False}}
 
 
 def store(scoring: str | None = None):
     options = {} if scoring is None else {"scoring": scoring}
     return lambda clock: SemanticMemoryStore(clock=clock, **options)
+
+
+def levered(options: dict, clock) -> SemanticMemoryStore:
+    return SemanticMemoryStore(clock=clock, **options)
 
 
 def rows(conversations, make_store, dated: bool = True) -> list[dict]:
@@ -130,6 +139,11 @@ def main() -> None:
         report(scoring, rows(conversations, store(scoring)))
     for scoring in ("product", "half_life"):
         report(f"{scoring}, no dates", rows(conversations, store(scoring), dated=False))
+    print("\nreply inheritance and neighbour words, alone and together (the default store otherwise)")
+    for label, options in LEVERS.items():
+        table = rows(conversations, partial(levered, options))
+        for part in ("half 1", "half 2", "all"):
+            print(line(f"{label}, {part}", [r for r in table if part in ("all", r["half"])]))
     print("\nthe default store, per conversation and per kind of question")
     for group in ("conv", "kind"):
         for value in dict.fromkeys(r[group] for r in default):

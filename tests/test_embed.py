@@ -126,6 +126,26 @@ def test_bm25_prefers_rare_words_and_short_documents():
     assert index.idf("pytest") > 0 and index.scores(["nothing"]).sum() == 0
 
 
+def test_bm25_removing_any_document_and_adding_it_again_equals_a_fresh_index():
+    """remove() takes the newest document's postings off the end, any other's by filtering: the same index."""
+    rng = np.random.default_rng(7)
+    vocabulary = [f"w{i}" for i in range(12)]
+    docs = [list(rng.choice(vocabulary, size=rng.integers(1, 8))) for _ in range(30)]
+    index = BM25Index()
+    for i, doc in enumerate(docs):
+        index.add(doc)
+        for victim in {i, int(rng.integers(0, i + 1))}:         # the newest, and one at random
+            docs[victim] = list(rng.choice(vocabulary, size=rng.integers(1, 8)))
+            index.remove(victim)
+            index.add(docs[victim], victim)
+    fresh = BM25Index()
+    for doc in docs:
+        fresh.add(doc)
+    for term in vocabulary:
+        assert index.scores([term]).tolist() == pytest.approx(fresh.scores([term]).tolist(), rel=1e-6)
+        assert sorted(np.frombuffer(index.docs[term], np.int32)) == sorted(np.frombuffer(fresh.docs[term], np.int32))
+
+
 def test_hybrid_and_thread_relevance():
     lexical, cosine = np.array([4.0, 2.0, 0.0]), np.array([0.1, -0.5, 0.8])
     assert hybrid_relevance(lexical, cosine, 0.5).tolist() == pytest.approx([0.55, 0.25, 0.4])

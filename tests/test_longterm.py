@@ -265,7 +265,12 @@ def test_the_command_line_feeds_each_half_and_reports_every_measure(capsys, tmp_
     assert all(h["strict@10"] >= 0.6 and h["tolerant@10"] >= h["strict@10"] for h in halves_)
     assert main(["--locomo", "long", "--fed", "--k", "10", "--scoring", "product"]) == 0
     out = capsys.readouterr().out
-    assert "half 2 of the conversations (scoring: product, embedder: subword)" in out and "budget 1000" in out
+    assert "half 2 of the conversations (scoring: product, embedder: subword, neighbour words: off)" in out
+    assert "budget 1000" in out
+    assert main(["--locomo", "long", "--fed", "--k", "10", "--neighbour-words", "--json"]) == 0
+    with_neighbours = json.loads(capsys.readouterr().out)["locomo"]["halves"]   # measured 0.789 and 0.697
+    assert with_neighbours[0]["strict@10"] >= 0.77 and with_neighbours[1]["strict@10"] >= 0.68
+    assert all(a["strict@10"] > b["strict@10"] for a, b in zip(with_neighbours, halves_, strict=True))
 
 
 def test_the_command_line_refuses_fed_without_a_file(capsys):
@@ -275,6 +280,9 @@ def test_the_command_line_refuses_fed_without_a_file(capsys):
     assert "give --locomo FILE --fed" in capsys.readouterr().err
     with pytest.raises(SystemExit):
         main(["--locomo", "long", "--embedder", "minilm"])     # the embedder is for the fed measurement
+    with pytest.raises(SystemExit):
+        main(["--locomo", "long", "--neighbour-words"])        # and so are neighbour words
+    assert "--neighbour-words go with --fed" in capsys.readouterr().err
 
 
 def test_the_command_line_measures_with_the_real_embedder(capsys):

@@ -457,3 +457,59 @@ def test_provenance_lists_every_memory_held_with_where_it_came_from():
          "timestamp": DAY1.isoformat(), "confidence": 0.8},
         {"id": "s2", "text": "lives in porto", "memory_type": "fact", "turn": None,
          "timestamp": DAY30.isoformat(), "confidence": None}]
+
+
+def _lexical(store, query):
+    """Row -> its BM25 part for ``query``, for every live row."""
+    return {h["row"]: h["lexical"] for h in store.explain(query, top_k=len(store))}
+
+
+def _bakery(neighbour_words: bool = True):
+    clock = ManualClock(datetime(2024, 3, 1, 10))
+    store = SemanticMemoryStore(clock=clock, neighbour_words=neighbour_words)
+    for role, text in [("assistant", "Sofia! Where is your new bakery?"),
+                       ("user", "On the corner of Mill Lane, next to the launderette."),
+                       ("assistant", "Lovely. And the oven?")]:
+        store.add(role, text)
+    clock.advance(days=3)                              # a new session: not a neighbour of the turns before
+    store.add("user", "The launderette owner came to say hello.")
+    return store
+
+
+def test_a_turn_is_found_by_the_words_of_the_turns_beside_it():
+    store, alone = _bakery(), _bakery(neighbour_words=False)
+    assert _lexical(alone, "where is the bakery")[1] == 0.0          # the answer never says "bakery"
+    found = _lexical(store, "where is the bakery")
+    assert found[1] > 0 and found[2] == 0.0 and found[3] == 0.0   # beside the question only: not two turns on,
+    assert _lexical(store, "launderette")[2] > 0                        # (that one has the answer's words)
+    assert store.explain("where is the bakery", top_k=1)[0]["row"] == 1    # the answer now ranks first
+    assert _lexical(store, "mill lane")[0] > 0 and _lexical(alone, "mill lane")[0] == 0.0   # the reply's, too
+    assert _lexical(store, "oven")[3] == 0.0                            # nor days later, in a new session
+
+
+def test_only_chat_turns_take_their_neighbours_words():
+    store = SemanticMemoryStore(neighbour_words=True)
+    store.store("the dentist appointment is on friday")
+    store.store("the dentist said floss daily")
+    assert _lexical(store, "appointment friday")[1] == 0.0 and _lexical(store, "floss")[0] == 0.0
+
+
+@pytest.mark.parametrize("forget", [lambda s: s.delete("s0"), lambda s: s.erase(re.compile("bakery")),
+                                    lambda s: s.update("s0", "Sofia! Where is your new shop?")])
+def test_words_that_leave_a_turn_leave_its_neighbours_keys(forget):
+    store = _bakery()
+    assert _lexical(store, "bakery")[1] > 0
+    forget(store)
+    assert all(v == 0.0 for v in _lexical(store, "bakery").values())    # nowhere, not even beside it
+    fresh = SemanticMemoryStore.from_state(store.to_state())
+    for query in ["bakery", "mill lane", "where is the shop", "launderette oven"]:
+        assert _lexical(fresh, query) == _lexical(store, query)        # a reloaded store has the same keys
+
+
+def test_neighbour_words_must_be_a_bool_and_are_saved():
+    with pytest.raises(TypeError, match="neighbour_words must be True or False, got 'no'"):
+        SemanticMemoryStore(neighbour_words="no")
+    store = _bakery(neighbour_words=False)
+    assert SemanticMemoryStore.from_state(store.to_state()).neighbour_words is False
+    assert SemanticMemoryStore.from_state(_bakery().to_state()).neighbour_words is True
+    assert SemanticMemoryStore().neighbour_words is False          # off unless asked for: see notebook 05b

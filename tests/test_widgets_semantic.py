@@ -155,3 +155,5 @@ def test_demo_store_replies_inherit_only_when_asked():
     scenario = load_scenario("project_30")
     assert semantic_demo_store(scenario).reply_weight == 0
     assert semantic_demo_store(scenario, reply_weight=0.5).reply_weight == 0.5
+    assert semantic_demo_store(scenario).neighbour_words is False
+    assert semantic_demo_store(scenario, neighbour_words=True).neighbour_words is True

@@ -68,9 +68,12 @@ class BM25Index:
         if terms is None:
             return
         for term in terms:
-            keep = np.frombuffer(self.docs[term], dtype=np.int32) != doc
-            self.docs[term] = array("i", np.frombuffer(self.docs[term], dtype=np.int32)[keep].tobytes())
-            self.tfs[term] = array("f", np.frombuffer(self.tfs[term], dtype=np.float32)[keep].tobytes())
+            if self.docs[term][-1] == doc:     # the newest document (as when a reply re-indexes it): O(1)
+                self.docs[term].pop(), self.tfs[term].pop()
+            else:
+                keep = np.frombuffer(self.docs[term], dtype=np.int32) != doc
+                self.docs[term] = array("i", np.frombuffer(self.docs[term], dtype=np.int32)[keep].tobytes())
+                self.tfs[term] = array("f", np.frombuffer(self.tfs[term], dtype=np.float32)[keep].tobytes())
             if not self.docs[term]:
                 del self.docs[term], self.tfs[term]
         self.live_docs -= 1

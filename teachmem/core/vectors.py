@@ -8,7 +8,8 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["MemoryTable", "label_key", "require_labels", "top_k_rows", "near_duplicate_groups"]
+__all__ = ["MemoryTable", "decay_factor", "label_key", "min_max", "near_duplicate_groups", "require_labels",
+           "top_k_rows"]
 
 _LABEL_TYPES = (str, int, float, bool, type(None))
 
@@ -136,6 +137,30 @@ class MemoryTable:
     def nbytes(self) -> int:
         """Bytes held by the arrays (allocated capacity, not just filled rows)."""
         return self._matrix.nbytes + sum(a.nbytes for a in [*self._numeric.values(), *self._codes.values()])
+
+
+def decay_factor(days, rate: float, per: float = 1.0) -> np.ndarray:
+    """``rate ** (days / per)`` for every memory (rate > 0): with 0.95, 10 days leave 0.599, 20 days 0.358.
+
+    >>> decay_factor([0, 10, 20], 0.95).round(3).tolist()
+    [1.0, 0.599, 0.358]
+    """
+    days = np.asarray(days)
+    if days.dtype.kind in "iu" and 0 <= days.min(initial=0) and days.max(initial=0) < days.size:   # whole days,
+        return np.power(float(rate), np.arange(days.max() + 1.0) / per)[days]   # fewer than memories: once a day
+    return np.power(float(rate), days.astype(np.float64) / per)
+
+
+def min_max(values, mask: np.ndarray | None = None) -> np.ndarray:
+    """Rescale ``values`` to [0, 1] over the entries ``mask`` selects (all equal -> all 0.5).
+
+    >>> min_max([2.0, 4.0, 3.0]).tolist(), min_max([7, 7]).tolist()
+    ([0.0, 1.0, 0.5], [0.5, 0.5])
+    """
+    values = np.asarray(values, dtype=np.float64)
+    chosen = values if mask is None else values[mask]
+    low, high = (chosen.min(), chosen.max()) if chosen.size else (0.0, 0.0)
+    return np.full_like(values, 0.5) if high - low <= 1e-12 else (values - low) / (high - low)
 
 
 def top_k_rows(scores: np.ndarray, mask: np.ndarray, k: int, sample: int = 512) -> np.ndarray:

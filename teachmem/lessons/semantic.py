@@ -100,15 +100,16 @@ SECOND_SESSION = (
 
 
 def semantic_demo_store(scenario: Scenario, days_between: int = 21, reply_weight: float = 0.0,
-                        scoring: str = "product") -> SemanticMemoryStore:
+                        scoring: str = "product", neighbour_words: bool = False) -> SemanticMemoryStore:
     """Every turn of ``scenario`` and, ``days_between`` days after its last turn, ``SECOND_SESSION``:
     each stored as "role: content" with the offline importance heuristic, ranked by the product score of
-    section 3 unless ``scoring`` says otherwise. Replies inherit no relevance unless ``reply_weight`` says
+    section 3 unless ``scoring`` says otherwise. Each memory stands on its own: replies inherit no relevance
+    and no turn is indexed with its neighbours' words, unless ``reply_weight`` and ``neighbour_words`` say
     so (notebook 05b).
 
     Taught in notebooks/05_semantic_memory.ipynb.
     """
-    store = SemanticMemoryStore(reply_weight=reply_weight, scoring=scoring)
+    store = SemanticMemoryStore(reply_weight=reply_weight, scoring=scoring, neighbour_words=neighbour_words)
     last = scenario.timestamp(len(scenario))
     sessions = [[(t.role, t.content, scenario.timestamp(t.turn)) for t in scenario.turns],
                 [(role, content, last + timedelta(days=days_between, minutes=i + 1))

@@ -1,11 +1,10 @@
 """Semantic long-term memory: store moments, find them by meaning, let them fade.
 
-A query ranks every memory at once: relevance (BM25 blended with vector cosine; a reply within six hours inherits
-from the turn it answers) meets importance and age in a score of ``SCORINGS`` (``half_life`` unless chosen). A
-fact's key lets "favorite color is green" retire "favorite color is blue"; consolidation merges near-duplicates;
-pruning retires what nobody recalls. Every write returns its Changes; every memory has a stable id ("s0", "s1", …).
-
-Taught in notebooks/05_semantic_memory.ipynb.
+A query ranks every memory at once: relevance (BM25 over a turn's words and its neighbours', blended with vector
+cosine; a reply within six hours inherits from the turn it answers) meets importance and age in a score of
+``SCORINGS`` (``half_life`` unless chosen). A fact's key lets "favorite color is green" retire "favorite color is
+blue"; consolidation merges near-duplicates; pruning retires what nobody recalls. Every write returns its Changes;
+every memory has a stable id ("s0", "s1", …). Taught in notebooks/05_semantic_memory.ipynb.
 """
 from __future__ import annotations
 
@@ -25,33 +24,18 @@ from teachmem.core.subword import SubwordEmbedder, embedder_from_config
 from teachmem.core.text import fenced, quote
 from teachmem.core.validate import (require_callable, require_datetime, require_fraction, require_int_at_least,
                                     require_positive_int, require_role, require_text, require_turn)
-from teachmem.core.vectors import MemoryTable, near_duplicate_groups, require_labels, top_k_rows
+from teachmem.core.vectors import (MemoryTable, decay_factor, min_max, near_duplicate_groups, require_labels,
+                                   top_k_rows)
 from teachmem.core.words import content_words, stem
 from teachmem.llm import extract_facts
 
-SETTINGS = ("decay_rate", "lexical_weight", "reply_weight", "scoring", "context_top_k")
+SETTINGS = ("decay_rate", "lexical_weight", "reply_weight", "scoring", "context_top_k", "neighbour_words")
 DAY_US, HOUR_US, REPLY_GAP_US = 86_400_000_000, 3_600_000_000, 21_600_000_000   # µs since EPOCH; a reply: <= 6 h
 
 
 def epoch_us(when: datetime) -> int:
     """``when`` in whole microseconds since ``teachmem.core.clock.EPOCH``: whole days stay exact."""
     return (when - EPOCH) // timedelta(microseconds=1)
-
-
-def decay_factor(days, rate: float, per: float = 1.0) -> np.ndarray:
-    """``rate ** (days / per)`` for every memory (rate > 0): with 0.95, 10 days leave 0.599, 20 days 0.358."""
-    days = np.asarray(days)
-    if days.dtype.kind in "iu" and 0 <= days.min(initial=0) and days.max(initial=0) < days.size:   # whole days,
-        return np.power(float(rate), np.arange(days.max() + 1.0) / per)[days]   # fewer than memories: once a day
-    return np.power(float(rate), days.astype(np.float64) / per)
-
-
-def min_max(values, mask: np.ndarray | None = None) -> np.ndarray:
-    """Rescale ``values`` to [0, 1] over the entries ``mask`` selects (all equal -> all 0.5)."""
-    values = np.asarray(values, dtype=np.float64)
-    chosen = values if mask is None else values[mask]
-    low, high = (chosen.min(), chosen.max()) if chosen.size else (0.0, 0.0)
-    return np.full_like(values, 0.5) if high - low <= 1e-12 else (values - low) / (high - low)
 
 
 def hybrid_relevance(lexical: np.ndarray, cosine: np.ndarray, lexical_weight: float, mask=None) -> np.ndarray:
@@ -129,11 +113,14 @@ class SemanticMemoryStore:
 
     def __init__(self, decay_rate: float = 0.95, embed_dim: int = 256, *, embedder=None, clock=None,
                  lexical_weight: float = 0.5, reply_weight: float = 0.5, scoring: str = "half_life",
-                 context_top_k: int = 3):
+                 context_top_k: int = 3, neighbour_words: bool = False):
         if require_fraction("decay_rate", decay_rate) == 0:
             raise ValueError("decay_rate must be in (0, 1]: 0 would erase every memory after one day")
         if scoring not in SCORINGS:
             raise ValueError(f"scoring must be one of {sorted(SCORINGS)}, got {scoring!r}")
+        if not isinstance(neighbour_words, bool):
+            raise TypeError(f"neighbour_words must be True or False, got {neighbour_words!r}")
+        self.neighbour_words = neighbour_words
         embedder = embedder_from_config({"name": embedder}) if isinstance(embedder, str) else embedder   # a name
         if embedder is not None and not (isinstance(getattr(embedder, "dim", 0), int) and hasattr(embedder, "embed")):
             raise TypeError(f"embedder must have an int dim and an embed(texts) method, got {type(embedder).__name__}")
@@ -151,6 +138,7 @@ class SemanticMemoryStore:
         self.edits: dict[int, list[str]] = {}      # row -> what it said before each update(), oldest first
         self.keys: dict[tuple, list[int]] = {}     # (user_id, fact key) -> its rows, newest last
         self.threads: dict[tuple, int] = {}        # (user_id, session_id, type) -> latest row
+        self.replies: dict[int, int] = {}          # row -> the row that answers it (its "previous")
         self.retired: dict[int, str] = {}          # row -> why it is no longer returned
         self.replaced: dict[int, int] = {}         # row -> the row that replaced it (or took it in)
         self.last_turn: int | None = None
@@ -183,13 +171,28 @@ class SemanticMemoryStore:
         previous = last if last < 0 or numbers["created"] - self.table["created"][last] <= REPLY_GAP_US else -1
         labels = {**{k: v for k, v in metadata.items() if k != "timestamp"}, "memory_type": memory_type}
         row = self.table.append(vector, labels, **{"previous": previous, "live": True, **numbers})
-        self.lexical.add(content_words(text))
         self.texts.append(text)
         self.types.append(memory_type)
         self.metadata.append(metadata)
         if memory_type != "fact":
             self.threads[thread] = row
+        if self.table["previous"][row] >= 0:
+            self.replies[int(self.table["previous"][row])] = row
+        self.lexical.add([])                          # its place in the index, filled by _index
+        self._index(*self._neighbours(row), row)      # the turn it answers is found by this reply's words too
         return row
+
+    def _neighbours(self, row: int) -> list[int]:
+        """With ``neighbour_words``, of a chat message: the live turns it answers and that answer it (else none)."""
+        on = self.neighbour_words and self.types[row] == "message"
+        near = (int(self.table["previous"][row]), self.replies.get(row, -1)) if on else ()
+        return [r for r in near if r >= 0 and r not in self.retired]
+
+    def _index(self, *rows: int) -> None:
+        """Index each of ``rows`` again by its words and its neighbours' (an answer, by its question's words)."""
+        for r in rows:
+            self.lexical.remove(r)
+            self.lexical.add([w for n in (r, *self._neighbours(r)) for w in content_words(self.texts[n])], r)
 
     def _keyed(self, row: int) -> list[Change]:
         """File a fact under its key; the value it replaces is retired (returned as a DELETE)."""
@@ -207,6 +210,7 @@ class SemanticMemoryStore:
     def _retire(self, row: int, why: str) -> Change:
         self.table["live"][row], self.retired[row] = False, why
         self.lexical.remove(row)
+        self._index(*self._neighbours(row))          # its words leave its neighbours' keys
         return Change("DELETE", f"s{row}", self.texts[row], reason=why)
 
     def remember(self, turn: str, *, importance: float = 0.5, timestamp=None, **metadata) -> list[Change]:
@@ -230,13 +234,11 @@ class SemanticMemoryStore:
     def update(self, id: str, text: str) -> list[Change]:
         """Rewrite a live memory: re-embedded, re-indexed, what it said kept in ``history(id)``."""
         r = self.row(id)
-        require_text("text", text)
         if r in self.retired:
             raise ValueError(f"memory {id!r} is retired ({self.retired[r]}); update a live one")
-        self.table.set_vector(r, self.embedder.embed([text])[0])
-        self.lexical.remove(r)
-        self.lexical.add(content_words(text), r)
+        self.table.set_vector(r, self.embedder.embed([require_text("text", text)])[0])
         previous, self.texts[r] = self.texts[r], text
+        self._index(r, *self._neighbours(r))
         self.edits.setdefault(r, []).append(previous)
         if self.types[r] == "fact" and fact_key(text) != fact_key(previous):     # now about something else
             self.keys = {key: [x for x in rows if x != r] for key, rows in self.keys.items()}
@@ -250,9 +252,8 @@ class SemanticMemoryStore:
 
     def history(self, id_or_fact: str, user_id: str | None = None) -> list[tuple[str, bool]]:
         """``(text, live?)`` oldest first: what memory ``id`` said and what replaced it, or every fact under a key."""
-        require_text("id_or_fact", id_or_fact)
         require_labels({"user_id": user_id})
-        rows = self.keys.get((user_id, fact_key(id_or_fact)), [])
+        rows = self.keys.get((user_id, fact_key(require_text("id_or_fact", id_or_fact))), [])
         if re.fullmatch(r"s(0|[1-9]\d*)", id_or_fact):
             rows = [self.row(id_or_fact)]
             while rows[-1] in self.replaced:        # a newer row replaced it or took it in
@@ -276,11 +277,10 @@ class SemanticMemoryStore:
 
     def explain(self, query: str, top_k: int = 3, now: datetime | None = None, **filters) -> list[dict]:
         """The best ``top_k`` memories with every part of their scores. Records no recall."""
-        require_positive_int("top_k", top_k)
         parts, mask = self.scores(query, now, **filters)
         return [{"row": int(r), "text": self.texts[r], "memory_type": self.types[r],
                  **{name: float(values[r]) for name, values in parts.items()}}
-                for r in top_k_rows(parts["score"], mask, top_k)]
+                for r in top_k_rows(parts["score"], mask, require_positive_int("top_k", top_k))]
 
     def retrieve(self, query: str, top_k: int = 3, now: datetime | None = None, **filters) -> list[tuple]:
         """``(score, text, memory_type)`` best first. Each returned memory counts as recalled."""
