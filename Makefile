@@ -39,7 +39,7 @@ lab: $(STAMP)
 # pyproject.toml adds -rs: the summary says why a test was skipped (the browser test without chromium).
 test: $(TEST_STAMP)
 	@status=0; \
-	echo "== ruff check teachmem"; $(BIN)/ruff check teachmem || status=1; \
+	echo "== ruff check teachmem tests benchmarks tools"; $(BIN)/ruff check teachmem tests benchmarks tools || status=1; \
 	echo "== mypy teachmem"; $(BIN)/mypy teachmem || status=1; \
 	echo "== pytest: library tests, doctests, notebooks under nbval"; \
 	$(BIN)/python -m pytest --nbval --nbval-current-env --nbval-sanitize-with tests/nbval_sanitize.cfg \

@@ -32,9 +32,8 @@ from teachmem.memory.semantic import SCORINGS, SemanticMemoryStore, half_life_sc
 MEASURES = ("strict@10", "tolerant@10", "budget 500", "budget 1000", "budget 2000")
 LATE = 5                      # the first late session
 FLOORS, HALF_LIVES = (0.25, 0.5, 0.75, 0.9), (30, 90, 180)
-LEVERS = {"both (the default)": {}, "reply inheritance alone": {"neighbour_words": False},
-          "neighbour words alone": {"reply_weight": 0.0},
-          "neither": {"reply_weight": 0.0, "neighbour_words": False}}
+LEVERS = {"reply inheritance alone (the default)": {}, "both": {"neighbour_words": True},
+          "neighbour words alone": {"reply_weight": 0.0, "neighbour_words": True}, "neither": {"reply_weight": 0.0}}
 
 
 def store(scoring: str | None = None):
@@ -139,7 +138,8 @@ def main() -> None:
         report(scoring, rows(conversations, store(scoring)))
     for scoring in ("product", "half_life"):
         report(f"{scoring}, no dates", rows(conversations, store(scoring), dated=False))
-    print("\nreply inheritance and neighbour words, alone and together (the default store otherwise)")
+    print("\nreply inheritance and neighbour words, alone and together (the default store otherwise; neighbour"
+          " words are off by default)")
     for label, options in LEVERS.items():
         table = rows(conversations, partial(levered, options))
         for part in ("half 1", "half 2", "all"):

@@ -13,13 +13,15 @@ For 1k, 10k and 100k memories this prints:
 * the query's encoding alone (``embedder.embed([query])``), and "× floor" without it: the
   target is 1.3× the floor at 100k with the encoding left out, since a real embedding model
   would encode the query anyway;
-* ``store()`` throughput and bytes per memory.
+* ``store()`` throughput and bytes per memory;
+* ``add()`` throughput of the same texts as one long chat (turns a minute apart, so each answers the
+  one before), with neighbour words off and on: on, each turn also re-indexes the turn it answers.
 
 Timings are medians of repeated calls (``time.perf_counter``) on queries
 drawn from the same generator as the memories, with one BLAS thread. The store, the floor and the
 encoding are timed in turn on each query, so a busy moment on a shared machine hits all three alike
 and the ratios hold. The list loop at 100k is slow, so it is timed over fewer repetitions (printed in the table).
-Run: ``.venv/bin/python benchmarks/bench_semantic.py`` (about a minute).
+Run: ``.venv/bin/python benchmarks/bench_semantic.py`` (about two minutes).
 """
 from __future__ import annotations
 
@@ -114,6 +116,15 @@ def bytes_per_memory(store: SemanticMemoryStore) -> tuple[float, float]:
     return arrays / n, (arrays + postings + index.length.itemsize * n + python) / n
 
 
+def add_rate(texts: list[str], neighbour_words: bool) -> float:
+    """Chat turns per second through ``add()``, a minute apart, alternating user and assistant."""
+    store = SemanticMemoryStore(neighbour_words=neighbour_words)
+    start = time.perf_counter()
+    for turn, text in enumerate(texts, 1):
+        store.add("user" if turn % 2 else "assistant", text, turn=turn, timestamp=EPOCH + timedelta(minutes=turn))
+    return len(texts) / (time.perf_counter() - start)
+
+
 def run(n: int) -> dict:
     texts = sentences(n, seed=n)
     queries = [q.split(": ", 1)[1].rsplit(" #", 1)[0] for q in sentences(QUERIES, seed=7)]
@@ -141,7 +152,8 @@ def run(n: int) -> dict:
                           [(q,) for q in queries], loop_repeat)
     arrays, total = bytes_per_memory(store)
     return {"n": n, "ours": ours, "loop": loop, "loop_repeat": loop_repeat, "floor": floor, "encode": encode,
-            "store_per_s": store_per_s, "bytes_arrays": arrays, "bytes_total": total}
+            "store_per_s": store_per_s, "bytes_arrays": arrays, "bytes_total": total,
+            "add_per_s": add_rate(texts, False), "add_neighbours_per_s": add_rate(texts, True)}
 
 
 def main() -> None:
@@ -149,13 +161,15 @@ def main() -> None:
           f"median of {REPEAT} queries")
     print(f"{'memories':>9} {'retrieve':>10} {'list loop':>10} {'(reps)':>6} {'speed-up':>9} "
           f"{'floor':>9} {'x floor':>8} {'encode':>9} {'x floor w/o':>11} {'store()/s':>10} {'B/mem arrays':>13} "
-          f"{'B/mem all':>10}")
+          f"{'B/mem all':>10} {'add()/s':>9} {'neighbours':>10} {'ratio':>6}")
     for n in SIZES:
         r = run(n)
         print(f"{r['n']:>9,} {r['ours'] * 1e3:>8.2f}ms {r['loop'] * 1e3:>8.1f}ms {r['loop_repeat']:>6} "
               f"{r['loop'] / r['ours']:>8.0f}x {r['floor'] * 1e3:>7.2f}ms {r['ours'] / r['floor']:>7.2f}x "
               f"{r['encode'] * 1e3:>7.2f}ms {(r['ours'] - r['encode']) / r['floor']:>10.2f}x "
-              f"{r['store_per_s']:>10,.0f} {r['bytes_arrays']:>13,.0f} {r['bytes_total']:>10,.0f}")
+              f"{r['store_per_s']:>10,.0f} {r['bytes_arrays']:>13,.0f} {r['bytes_total']:>10,.0f} "
+              f"{r['add_per_s']:>9,.0f} {r['add_neighbours_per_s']:>10,.0f} "
+              f"{r['add_neighbours_per_s'] / r['add_per_s']:>5.2f}x")
 
 
 if __name__ == "__main__":

@@ -93,7 +93,7 @@ def test_message_is_frozen_and_validated():
     m = Message("user", "hi", 3, datetime(2026, 1, 1))
     assert m.as_dict() == {"role": "user", "content": "hi"}
     assert Message.from_state(m.to_state()) == m
-    with pytest.raises(Exception):
+    with pytest.raises(AttributeError):        # a frozen dataclass refuses the assignment
         m.content = "changed"
 
 

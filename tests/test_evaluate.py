@@ -220,7 +220,7 @@ def test_probes_agree_with_the_replay_where_nothing_is_to_be_avoided():
     for scenario in board.scenarios:
         record = replay(board.bank[scenario], strategies)
         for name in strategies:
-            for q, p in zip(board.bank[scenario].questions, board.get(name, scenario).probes):
+            for q, p in zip(board.bank[scenario].questions, board.get(name, scenario).probes, strict=True):
                 if not q.avoid:
                     assert p.answered == record.answers(name, q.turn, q)
             assert list(board.get(name, scenario).tokens) == record.tokens(name)
@@ -251,7 +251,7 @@ def test_scoreboard_tables_are_sorted_and_rounded(board):
     assert [r.split()[0] for r in rows] == board.ranking()
     accuracy = [board.metrics(n)["probe_accuracy"] for n in board.ranking()]
     assert accuracy == sorted(accuracy, reverse=True)
-    for name, label, _ in METRICS:
+    for _, label, _ in METRICS:
         assert label in text.splitlines()[1]
     assert all(len(cell.split(".")[-1]) <= 2 for r in rows for cell in r.split()[1:] if "." in cell)
     full = str(board)

@@ -8,7 +8,7 @@ from types import SimpleNamespace
 
 import pytest
 
-from teachmem import (ConversationBuffer, EntityMemory, SemanticMemoryStore, SlidingWindowMemory, SummaryMemory,
+from teachmem import (ConversationBuffer, EntityMemory, SemanticMemoryStore, SummaryMemory,
                       TokenBudgetWindow, fact_in_text, load_scenario)
 from teachmem.core.clock import ManualClock
 from teachmem.lab.governance import (Observation, RetentionPolicy, apply_fresh, apply_retention, copies, find_pii,

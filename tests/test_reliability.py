@@ -12,7 +12,6 @@ import json
 import math
 import sqlite3
 from datetime import datetime, timedelta
-from pathlib import Path
 
 import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st

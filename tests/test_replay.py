@@ -265,7 +265,7 @@ def test_comparison_view_every_turn(project, results):
         text = comparison_view(results, turn)
         table = text.split("\n\n")[1].splitlines()
         assert table[0].startswith("strategy") and len(table) == 7
-        for row, name in zip(table[1:], results.strategies):
+        for row, name in zip(table[1:], results.strategies, strict=True):
             step = results.at(name, turn)
             cells = row.split()
             assert cells[0] == name and cells[1] == f"{step.tokens:,}" and cells[2] == str(step.model_calls)
