@@ -168,6 +168,15 @@ def test_an_unanswered_value_waits_kindly(checker, capsys):
     assert "not answered yet" in capsys.readouterr().out
 
 
+def test_a_prediction_naming_no_fact_id_is_told_the_ids(capsys):
+    assert not window.check_pins_prediction({"mysql"})          # the value, not its id
+    out = capsys.readouterr().out
+    assert "'mysql' is not one of the two fact ids" in out and "'db_mysql' and 'tests_pytest'" in out
+    assert not window.check_pins_prediction({"db_mysql", "pytest"})
+    assert "'pytest' is not one of" in capsys.readouterr().out
+    assert window.check_pins_prediction({"db_mysql"})             # the right ids still pass
+
+
 def test_predictions_say_what_happened_and_why(capsys):
     window.check_pins_prediction({"tests_pytest", "db_mysql"})
     out = capsys.readouterr().out

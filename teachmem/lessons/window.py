@@ -77,7 +77,12 @@ def check_pins_prediction(pins_prediction: set) -> str | None:
         raise TypeError(f"write your prediction as a set of fact ids, like {{\"db_mysql\"}} or set(), got "
                         f"{type(pins_prediction).__name__}")
     scenario = load_scenario("project_30")
-    held = facts_held(feed(SlidingWindowMemory(6, 3), scenario, 29), scenario, scenario.questions[0].needs)
+    needs = scenario.questions[0].needs
+    unknown = sorted(str(x) for x in set(pins_prediction) - set(needs))
+    if unknown:
+        return (f"{', '.join(map(repr, unknown))} is not one of the two fact ids the question needs: write a set "
+                f"of {' and '.join(map(repr, sorted(needs)))}, or set() for neither.")
+    held = facts_held(feed(SlidingWindowMemory(6, 3), scenario, 29), scenario, needs)
     kept = {fact_id for fact_id, found in held.items() if found}
     if set(pins_prediction) == kept:
         return None
