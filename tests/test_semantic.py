@@ -513,3 +513,21 @@ def test_neighbour_words_must_be_a_bool_and_are_saved():
     assert SemanticMemoryStore.from_state(store.to_state()).neighbour_words is False
     assert SemanticMemoryStore.from_state(_bakery().to_state()).neighbour_words is True
     assert SemanticMemoryStore().neighbour_words is False          # off unless asked for: see notebook 05b
+
+
+@pytest.mark.parametrize("retire", [lambda s: (s.retrieve("grandmother's mole", top_k=1), s.prune(max_age_days=1)),
+                                    lambda s: s.delete("s0"),
+                                    lambda s: s.erase(re.compile("cook"))])
+def test_a_reply_inherits_nothing_from_a_turn_no_longer_live(retire):
+    clock = ManualClock(datetime(2024, 3, 1, 10))
+    store = SemanticMemoryStore(clock=clock)
+    store.add("user", "What did you cook for the party?")
+    store.add("assistant", "My grandmother's mole recipe.")
+    before = store.explain("what was cooked for the party", top_k=2)
+    assert before[1]["relevance"] > before[1]["match"]             # it inherits while the question is live
+    clock.advance(days=3)
+    store.add("user", "The mole recipe was a hit.")                 # recalled or not, this one is new
+    retire(store)
+    assert store.get("s0")["retired"] and not store.get("s1")["retired"]
+    hit = next(h for h in store.explain("what was cooked for the party", top_k=3) if h["row"] == 1)
+    assert hit["relevance"] == pytest.approx(hit["match"] / 1.5)      # its own part only: nothing inherited

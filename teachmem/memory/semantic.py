@@ -269,7 +269,7 @@ class SemanticMemoryStore:
         cosine = t.matrix @ self.embedder.embed([require_text("query", query)])[0]
         lexical = self.lexical.scores(content_words(query), t.size)
         match = hybrid_relevance(lexical, cosine, self.lexical_weight, mask)
-        relevance = thread_relevance(match, t["previous"], self.reply_weight)
+        relevance = thread_relevance(match * t["live"], t["previous"], self.reply_weight)   # none from the retired
         score = SCORINGS[self.scoring]        # given only the time signals its parameters name
         parts = score(relevance=relevance, importance=t["importance"], mask=mask, decay_rate=self.decay_rate,
                       **time_signals(t["created"], t["accessed"], t["recalls"], now_us, signature(score).parameters))
