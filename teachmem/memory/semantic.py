@@ -1,10 +1,10 @@
 """Semantic long-term memory: store moments, find them by meaning, let them fade.
 
-A query ranks every memory at once: relevance (BM25 over a turn's words and its neighbours', blended with vector
-cosine; a reply within six hours inherits from the turn it answers) meets importance and age in a score of
-``SCORINGS`` (``half_life`` unless chosen). A fact's key lets "favorite color is green" retire "favorite color is
-blue"; consolidation merges near-duplicates; pruning retires what nobody recalls. Every write returns its Changes;
-every memory has a stable id ("s0", "s1", …). Taught in notebooks/05_semantic_memory.ipynb.
+A query ranks every memory at once: relevance (BM25 blended with vector cosine; a reply within six hours inherits
+from the turn it answers, and with ``neighbour_words`` a chat turn is indexed with its neighbours' words too)
+meets importance and age in a score of ``SCORINGS`` (``half_life`` unless chosen). A fact's key lets "favorite
+color is green" retire "favorite color is blue"; consolidation merges near-duplicates; pruning retires what nobody
+recalls. Every write returns its Changes; every memory has a stable id. Taught in notebooks/05_semantic_memory.ipynb.
 """
 from __future__ import annotations
 
