@@ -39,6 +39,14 @@ def test_window_view_every_slider_position(scenario):
                     assert pytest_line[0][0] == ("✓" if fact_in_text(scenario.fact("tests_pytest"), window_text) else "✗")
 
 
+def test_a_saved_explore_box_tells_a_reader_to_run_the_cell():
+    """A stored notebook has no live widgets: the text it shows in their place is the box's plain text."""
+    box = explore(lambda n: f"n is {n}", n=ipywidgets.IntSlider(value=2))
+    plain = box._repr_mimebundle_()["text/plain"]
+    assert plain == "Run this cell to get the controls; what they change is shown below them."
+    assert "children=" not in plain and isinstance(box, ipywidgets.VBox)
+
+
 def test_explore_renders_the_view_on_every_change():
     slider = ipywidgets.IntSlider(value=3, min=0, max=5)
     box = explore(lambda n, unit: f"n is {n} {unit}", n=slider, unit=ipywidgets.fixed("cm"))

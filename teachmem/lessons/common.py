@@ -197,7 +197,15 @@ def close(case: str, got: Any, want: Any, tol: float = 1e-9) -> str | None:
 
 
 # ---------------------------------------------------------------- views and widgets
-def explore(view: Callable[..., str], **controls: Any) -> ipywidgets.VBox:
+class Explorer(ipywidgets.VBox):
+    """The box ``explore`` returns. A saved notebook keeps no live widgets, so where one was, a notebook not
+    yet run shows this box's text instead of the controls: it says what to do."""
+
+    def __repr__(self) -> str:
+        return "Run this cell to get the controls; what they change is shown below them."
+
+
+def explore(view: Callable[..., str], **controls: Any) -> Explorer:
     """Controls above, ``view(**values)`` printed below, re-rendered on every change.
 
     ``controls`` maps each argument of ``view`` to a widget (a slider, a text
@@ -216,7 +224,7 @@ def explore(view: Callable[..., str], **controls: Any) -> ipywidgets.VBox:
     for control in live.values():
         control.observe(render, names="value")
     render()
-    return ipywidgets.VBox([*live.values(), out])
+    return Explorer([*live.values(), out])
 
 
 def shown_text(box: ipywidgets.VBox) -> str:
