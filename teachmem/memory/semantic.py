@@ -210,7 +210,7 @@ class SemanticMemoryStore:
     def _retire(self, row: int, why: str) -> Change:
         self.table["live"][row], self.retired[row] = False, why
         self.lexical.remove(row)
-        self._index(*self._neighbours(row))          # its words leave its neighbours' keys
+        self._index(*self._neighbours(row))          # its words leave its neighbours' index entries
         return Change("DELETE", f"s{row}", self.texts[row], reason=why)
 
     def remember(self, turn: str, *, importance: float = 0.5, timestamp=None, **metadata) -> list[Change]:
