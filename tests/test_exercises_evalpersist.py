@@ -131,14 +131,22 @@ def _baseline_cell():
     return next(c for c in nb["cells"] if c["cell_type"] == "code" and "def word_overlap" in "".join(c["source"]))
 
 
-def _run_baseline_cell(prediction, capsys):
+def _run_baseline_cell(prediction, capsys, stopwords=frozenset()):
     """The notebook's baseline cell, run as the notebook runs it, with ``prediction`` written above it."""
     conversations = load_locomo(LOCOMO_SAMPLE)
     scope = {"evidence_recall": evidence_recall, "conversations": conversations, "lesson": lesson08b,
-             "report": evidence_recall(conversations), "prediction": prediction}
+             "report": evidence_recall(conversations), "prediction": prediction, "stopwords": stopwords}
     capsys.readouterr()
     exec("".join(_baseline_cell()["source"]), scope)
     return capsys.readouterr().out
+
+
+def test_re_running_the_baseline_cell_keeps_the_stopwords_of_8_5(locomo_reports, capsys):
+    """8.5 says: change ``stopwords``, re-run the baseline cell. The cell used to set them back to nothing."""
+    baseline, _ = locomo_reports
+    shown = _run_baseline_cell("lower", capsys, stopwords={"is", "in", "how"})
+    assert f"word overlap {baseline.recall()[1]:.3f}" not in shown      # recall@1 moved with the learner's words
+    assert "stopwords = set()" not in "".join(_baseline_cell()["source"])
 
 
 def test_the_checker_measures_the_notebooks_retriever(locomo_reports, capsys):
@@ -166,6 +174,7 @@ def test_8_5_stopwords(capsys):
     fails(lesson08b.check_stopwords({"the", "a"}), capsys)              # plausible, not enough
     assert "at most" in fails(lesson08b.check_stopwords(TEACHMEM_STOPWORDS), capsys)   # teachmem's own list
     fails(lesson08b.check_stopwords(lambda text: text), capsys)
+    assert "got 1 among them" in fails(lesson08b.check_stopwords(["is", 1]), capsys)    # a list is fine, 1 is not
 
 
 # ------------------------------------------------------------------ 9.1 · predict which tiers keep the phone

@@ -70,8 +70,11 @@ def check_stopwords(stopwords: object) -> str | None:
     left out of every bag of words, and measures evidence recall@1 on the
     bundled LoCoMo-format sample, against ``SemanticMemoryStore``'s.
     """
-    if not isinstance(stopwords, (set, frozenset, list, tuple)) or not all(isinstance(w, str) for w in stopwords):
+    if not isinstance(stopwords, (set, frozenset, list, tuple)):
         raise TypeError(f"stopwords must be a set of lower-case words, got {type(stopwords).__name__}")
+    not_words = [w for w in stopwords if not isinstance(w, str)]
+    if not_words:
+        raise TypeError(f"stopwords must hold words (strings), got {not_words[0]!r} among them")
     if len(set(stopwords)) > MAX_STOPWORDS:
         return (f"{len(set(stopwords))} words is a long list, not a choice you can explain: leave out at most "
                 f"{MAX_STOPWORDS}, the ones that questions share with turns that do not answer them")
