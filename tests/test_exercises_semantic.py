@@ -13,6 +13,7 @@ import pytest
 from conftest import load_solutions, proves_checker
 from teachmem.core.clock import ManualClock
 from teachmem.core.words import stem
+from teachmem.llm.phrases import singular
 from teachmem.lessons import semantic, semantic_upkeep
 from teachmem.memory.semantic import (SemanticMemoryStore, decay_factor, fact_key, generative_agents_score,
                                       memorybank_score)
@@ -35,6 +36,12 @@ def _synonyms_only(fact):
     """Maps "moved" to "lives" but still keys a preference by its verb alone."""
     key = _verb_key(fact)
     return {"moved": "lives"}.get(key, key)
+
+
+def _last_word_unfolded(fact):
+    """Keys a preference by its verb and last word, but never folds the plural: "seat" and "seats" part."""
+    key = _synonyms_only(fact)
+    return f"{key} {fact.split()[-1]}" if key in ("prefers", "likes") else key
 
 
 def _memorybank_as_written(t, S):
@@ -75,8 +82,8 @@ def _teachmem_decay_factor(last_accessed, now, decay=0.995):
 
 
 CASES = {
-    "5.1 fold_plural": (semantic.check_fold_plural, S05.fold_plural, [_naive_plural, lambda w: w], [stem]),
-    "5.2 fact_key": (semantic.check_fact_key, S05.fact_key, [_verb_key, _synonyms_only], [fact_key]),
+    "5.1 fold_plural": (semantic.check_fold_plural, S05.fold_plural, [_naive_plural, lambda w: w], [stem, singular]),
+    "5.2 fact_key": (semantic.check_fact_key, S05.fact_key, [_verb_key, _synonyms_only, _last_word_unfolded], [fact_key]),
     "5.3 forgetting_curve": (semantic_upkeep.check_forgetting_curve, S05B.forgetting_curve,
                              [_memorybank_as_written, lambda t, S: math.exp(-t / S)], [_teachmem_retention]),
     "5.4 recency_scores": (semantic_upkeep.check_recency_scores, S05B.recency_scores,
@@ -95,6 +102,8 @@ def test_checker_passes_the_solution_and_fails_wrong_and_teachmem_answers(name, 
 def test_fold_plural_names_what_a_stemmer_does_too(capsys):
     assert not semantic.check_fold_plural(lambda w: "hik" if w == "hiking" else S05.fold_plural(w))
     assert "-ing, -ed and a final e stay" in capsys.readouterr().out
+    assert not semantic.check_fold_plural(lambda w: [w])
+    assert "for word='seat' expected a str, got list" in capsys.readouterr().out
 
 
 def test_fact_key_feedback_names_the_pair(capsys):

@@ -9,11 +9,11 @@ import matplotlib
 import numpy as np
 import pytest
 
-from teachmem import load_scenario
+from teachmem import ManualClock, SemanticMemoryStore, load_scenario
 from teachmem.core.embed import BagOfWordsEmbedder, RandomEmbedder, SubwordEmbedder, cosine_matrix
 from teachmem.lessons import semantic
 from teachmem.lessons.common import explore, shown_text
-from teachmem.lessons.semantic import (plot_decay_curves, plot_similarity_heatmaps, score_table,
+from teachmem.lessons.semantic import (answer_rank, plot_decay_curves, plot_similarity_heatmaps, score_table,
                                        semantic_demo_store, semantic_view)
 from teachmem.lessons.semantic_upkeep import plot_forgetting_curves
 
@@ -157,3 +157,37 @@ def test_demo_store_replies_inherit_only_when_asked():
     assert semantic_demo_store(scenario, reply_weight=0.5).reply_weight == 0.5
     assert semantic_demo_store(scenario).neighbour_words is False
     assert semantic_demo_store(scenario, neighbour_words=True).neighbour_words is True
+
+
+def test_semantic_view_names_each_turn_and_fits_the_page(demo_store):
+    """The Try it asks about turn 7: the table must say which row is which turn, within 105 characters."""
+    text = semantic_view(demo_store, QUERIES[2], 30)
+    header, *rows = text.splitlines()[1:]
+    assert header.split()[:3] == ["#", "score", "turn"]
+    turns = [int(line.split()[2]) for line in rows]
+    assert 7 in turns and all(demo_store.metadata[h["row"]]["turn"] == t
+                              for h, t in zip(demo_store.explain(QUERIES[2], 5, _now(demo_store, 30)), turns, strict=True))
+    assert max(len(line) for line in text.splitlines()[1:]) <= 105
+
+
+def _renovation(scoring):
+    year = load_scenario("renovation_year")
+    ask, clock = year.questions[0], ManualClock(year.start)
+    store = SemanticMemoryStore(scoring=scoring, clock=clock)
+    for t in year.turns[:ask.turn - 1]:
+        clock.set(year.timestamp(t.turn))
+        store.add(t.role, t.content, turn=t.turn, timestamp=year.timestamp(t.turn))
+    return store, ask.text, year.fact(ask.needs[0]).stated_turn
+
+
+def test_answer_rank_shows_the_buried_answer_with_its_true_rank():
+    store, question, said = _renovation("product")
+    text = answer_rank(store, question, said)
+    rank = 1 + [store.metadata[h["row"]]["turn"] for h in store.explain(question, len(store))].index(said)
+    assert rank > 3 and text.splitlines()[0] == f"turn {said} ranks {rank} of {len(store)}"
+    last = text.splitlines()[-1].split()
+    assert (int(last[0]), int(last[2])) == (rank, said) and len(text.splitlines()) == 2 + 4
+    with pytest.raises(ValueError, match="turn must be the turn of a live memory"):
+        answer_rank(store, question, 999)
+    found = answer_rank(*_renovation("half_life"))        # the default finds it first: no extra row
+    assert found.splitlines()[0] == f"turn {said} ranks 1 of {len(store)}" and len(found.splitlines()) == 2 + 3
