@@ -162,7 +162,7 @@ def semantic_view(store: SemanticMemoryStore, query: str, days_later: int, top_k
     hits = by_turn(store, store.explain(query, top_k, now))
     sent = sum(h["score"] >= send_from for h in hits)
     return (f"{query!r} asked {days_later} days after the newest memory: {sent} of {len(hits)} sent "
-            f"(score >= {send_from})\n" + score_table(hits, send_from))
+            f"(>= {send_from})\n" + score_table(hits, send_from))
 
 
 # ---------------------------------------------------------------- decay, on its own
