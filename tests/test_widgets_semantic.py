@@ -191,3 +191,18 @@ def test_answer_rank_shows_the_buried_answer_with_its_true_rank():
         answer_rank(store, question, 999)
     found = answer_rank(*_renovation("half_life"))        # the default finds it first: no extra row
     assert found.splitlines()[0] == f"turn {said} ranks 1 of {len(store)}" and len(found.splitlines()) == 2 + 3
+
+
+def test_the_scoring_menu_switches_the_store_and_the_default_lets_a_stale_date_back(demo_store):
+    """05's Try it: under the default, "When do we launch?" puts mid-April (turn 36) first at 0 days and the
+    stale end of March (turn 27) first at 180, as the floor of ½ stops recency from telling them apart."""
+    default = semantic_demo_store(load_scenario("project_30"), scoring="half_life")
+    box = explore(semantic_view, store=ipywidgets.Dropdown(options=[("product", demo_store), ("default", default)]),
+                  query=ipywidgets.Text(value=QUERIES[1]), days_later=ipywidgets.IntSlider(value=0, min=0, max=180))
+    assert shown_text(box).strip() == semantic_view(demo_store, QUERIES[1], 0)
+    box.children[0].value = default
+    assert shown_text(box).strip() == semantic_view(default, QUERIES[1], 0)
+    first = {days: int(semantic_view(default, QUERIES[1], days).splitlines()[2].split()[2]) for days in (0, 180)}
+    assert first == {0: 36, 180: 27}
+    assert [h["row"] for h in demo_store.explain(QUERIES[1], 5, _now(demo_store, 180))] == [
+        h["row"] for h in demo_store.explain(QUERIES[1], 5, _now(demo_store, 0))]
