@@ -1,4 +1,4 @@
-"""Notebook 08b's checkers and plot: evidence recall@k on the LoCoMo format.
+"""Notebook 08b's checkers, tables and plot: evidence recall@k on the LoCoMo format.
 
 Taught in notebooks/08b_evaluate_on_locomo.ipynb.
 """
@@ -6,13 +6,92 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Mapping, Sequence
 
 from matplotlib.figure import Figure
 
-from teachmem.lab.locomo import LOCOMO_SAMPLE, RecallReport, evidence_recall, load_locomo
+from teachmem.core.tokens import estimate_tokens
+from teachmem.lab.locomo import (LOCOMO_SAMPLE, LONG_CONVERSATIONS, LocomoConversation, RecallReport, evidence_recall,
+                                 load_locomo)
+from teachmem.lab.longterm import FedReport
+from teachmem.lab.scoreboard import text_table
 from teachmem.lessons.common import (OKABE_ITO, after_prediction as after_prediction, answer_checker, figure,
-                                     prediction_problem)
+                                     prediction_problem, short)
+
+#: LoCoMo's question categories by the number its file gives them (Maharana et al. 2024): 1 needs two turns or
+#: more, 2 asks when, 3 needs knowledge from outside the conversation, 4 is answered by one turn, 5 has a false
+#: premise (what it asks never happened, so the answer says so).
+CATEGORY_NAMES = {1: "multi-hop", 2: "temporal", 3: "open-domain", 4: "single-hop", 5: "adversarial"}
+
+
+def category_label(category: object) -> str:
+    """A category as a table shows it: its number and name, or ``category X`` for one LoCoMo does not name.
+
+    >>> category_label(4), category_label("other")
+    ('4 single-hop', 'category other')
+    """
+    name = CATEGORY_NAMES.get(category) if isinstance(category, int) and not isinstance(category, bool) else None
+    return f"{category} {name}" if name else f"category {category}"
+
+
+def _scored(report: RecallReport | FedReport) -> list[tuple[object, dict[str, float]]]:
+    """Each scored question's category and figures, whether ``evidence_recall`` or ``fed_recall`` made the report."""
+    if isinstance(report, RecallReport):
+        return [(c, {f"recall@{k}": v for k, v in r.items()}) for _, _, c, r in report.per_question]
+    if isinstance(report, FedReport):
+        return [(c, dict(r)) for _, c, r in report.per_question]
+    raise TypeError(f"report must be what evidence_recall or fed_recall returns, got {type(report).__name__}")
+
+
+def _means(rows: list[dict[str, float]], measures: Sequence[str] | None) -> tuple[list[str], list[float]]:
+    """The measures (all the report's when None) and their means over ``rows``."""
+    if not rows:
+        raise ValueError("report must have at least one scored question")
+    known = list(rows[0])
+    columns = known if measures is None else list(measures)
+    unknown = [m for m in columns if m not in known]
+    if isinstance(measures, str) or unknown:
+        raise ValueError(f"measures must be a list of names among {known}, got {measures!r}")
+    return columns, [sum(r[m] for r in rows) / len(rows) for m in columns]
+
+
+def category_table(report: RecallReport | FedReport, measures: Sequence[str] | None = None) -> str:
+    """Recall per category, named as in ``CATEGORY_NAMES``, and over all questions: a row each, a column a measure."""
+    scored = _scored(report)
+    categories = sorted({c for c, _ in scored}, key=lambda c: (type(c).__name__, c))
+    groups = [(category_label(c), [r for x, r in scored if x == c]) for c in categories]
+    rows = [[label, len(group), *_means(group, measures)[1]] for label, group in [*groups, ("all", [r for _, r in scored])]]
+    return text_table(["questions", "n", *_means([r for _, r in scored], measures)[0]], rows, digits=3)
+
+
+def overall_table(reports: Mapping[str, RecallReport | FedReport], measures: Sequence[str]) -> str:
+    """A row per named report: how many questions it scored and each measure's mean over them."""
+    if not isinstance(reports, Mapping) or not reports:
+        raise TypeError(f"reports must be a non-empty dict of names to reports, got {type(reports).__name__}")
+    rows = [[name, len(scored), *_means([r for _, r in scored], measures)[1]]
+            for name, scored in ((name, _scored(report)) for name, report in reports.items())]
+    return text_table(["", "n", *measures], rows, digits=3)
+
+
+def changed_questions(conversations: Sequence[LocomoConversation], reports: Mapping[str, FedReport],
+                      measure: str = "strict@10", width: int = 86) -> str:
+    """The questions whose ``measure`` differs between two ``fed_recall`` reports of ``conversations``, each with
+    its first evidence turn: ``+`` where the second report finds more of the evidence, ``-`` where less."""
+    if not isinstance(reports, Mapping) or len(reports) != 2:
+        raise ValueError(f"reports must be a dict of two named fed_recall reports, got {type(reports).__name__}")
+    (first, before), (second, after) = reports.items()
+    scored = [(q, evidence) for c in conversations for q in c.questions
+              if (evidence := [t for t in c.turns if t.dia_id in q.evidence])]
+    if not len(scored) == len(before.per_question) == len(after.per_question):
+        raise ValueError("reports must both be fed_recall reports of these conversations")
+    lines, counts = [], {"+": 0, "-": 0}
+    for (q, evidence), (_, _, b), (_, _, a) in zip(scored, before.per_question, after.per_question, strict=True):
+        if a[measure] != b[measure]:
+            sign = "+" if a[measure] > b[measure] else "-"
+            counts[sign] += 1
+            lines += [f"{sign} {short(q.question, width)}", f"    {short(evidence[0].memory, width - 2)}"]
+    return "\n".join([f"{measure}: {second} finds more of the evidence for {counts['+']} questions, "
+                      f"{first} for {counts['-']}", *lines])
 
 
 def plot_recall_at_k(report: RecallReport) -> Figure:
@@ -26,7 +105,7 @@ def plot_recall_at_k(report: RecallReport) -> Figure:
     for i, category in enumerate(report.categories):
         values = report.recall(category)
         ax.plot(list(values), [math.nan if v is None else v for v in values.values()], lw=1.5,
-                marker=markers[i % len(markers)], color=colours[i % len(colours)], label=f"category {category}")
+                marker=markers[i % len(markers)], color=colours[i % len(colours)], label=category_label(category))
     overall = report.recall()
     ax.plot(list(overall), [math.nan if v is None else v for v in overall.values()], marker="o", lw=3.5,
             color=OKABE_ITO[-1], label="all questions")
@@ -55,8 +134,8 @@ def check_prediction(prediction: object, k: int = 5) -> str | None:
         raise ValueError(f'write one of "higher", "lower" or "same", got {prediction!r}')
     return prediction_problem(prediction, actual,
                               f"Word overlap reaches {mine:.3f}, the semantic store {theirs:.3f}: counting shared "
-                              "words rewards turns that share the question's small words (what, did, is) as "
-                              "much as its rare ones.")
+                              "words ranks a turn that shares only the question's common words as high as one "
+                              "that shares its rare ones.")
 
 
 MAX_STOPWORDS = 8
@@ -82,8 +161,10 @@ def check_stopwords(stopwords: object) -> str | None:
     mine = evidence_recall(conversations, ks=[1], retriever=overlap_retriever(set(stopwords))).recall()[1] or 0.0
     theirs = evidence_recall(conversations, ks=[1]).recall()[1] or 0.0
     if mine <= theirs:
-        return (f"leaving out {sorted(stopwords)} gives recall@1 {mine:.3f}, the semantic store {theirs:.3f}: "
-                "find the words nearly every question and every turn share")
+        return (f"leaving out {sorted(stopwords)} gives recall@1 {mine:.3f}, the semantic store {theirs:.3f}. "
+                "Leaving a word out helps only when that word ties a wrong turn with the evidence at rank 1 "
+                "(or puts it ahead); a question word that turns rarely use changes nothing. For a question missed at "
+                "k = 1, compare the words its top turn shares with it to those its evidence turn shares")
     print(f"leaving out {sorted(stopwords)}: recall@1 {mine:.3f}, the semantic store {theirs:.3f}")
     return None
 
@@ -102,3 +183,27 @@ def overlap_retriever(stopwords: set[str]) -> Callable[[list[str]], Callable[[st
             return sorted(range(len(texts)), key=lambda i: (-len(q & bags[i]), i))[:k]
         return search
     return build
+
+
+# ---------------------------------------------------------------- exercise 8.6 · a budget in turns
+BUDGET = 500
+#: How far a prediction of the turns in a budget may be from the run's figure (a share of it) and still count.
+TOLERANCE = 0.2
+
+
+@answer_checker("turns_in_500")
+def check_turns_in_500(turns_in_500: object) -> str | None:
+    """Exercise 8.6: about how many turns of the long conversations fit a budget of ``BUDGET`` tokens?
+
+    ``turns_in_500`` is a whole number written by hand; it counts within ``TOLERANCE`` of the budget
+    divided by the mean tokens of a turn (``"speaker: text"``, the project's token estimator).
+    """
+    turns = [t for c in load_locomo(LONG_CONVERSATIONS) for t in c.turns]
+    per_turn = sum(estimate_tokens(t.memory) for t in turns) / len(turns)
+    actual = round(BUDGET / per_turn)
+    why = (f"A turn of the long conversations is {per_turn:.1f} tokens on average, so {BUDGET} tokens hold about "
+           f"{actual} turns, {actual / 10:.1f} times the top 10: a budget is a longer list, not a better ranking.")
+    if type(turns_in_500) is int and abs(turns_in_500 - BUDGET / per_turn) <= TOLERANCE * BUDGET / per_turn:
+        print(f"Right: you said {turns_in_500}, the run gives {actual}. {why}")
+        return None
+    return prediction_problem(turns_in_500, actual, why)
