@@ -141,8 +141,8 @@ def _run_baseline_cell(prediction, capsys, stopwords=frozenset()):
     return capsys.readouterr().out
 
 
-def test_re_running_the_baseline_cell_keeps_the_stopwords_of_8_5(locomo_reports, capsys):
-    """8.5 says: change ``stopwords``, re-run the baseline cell. The cell used to set them back to nothing."""
+def test_re_running_the_baseline_cell_keeps_the_stopwords_of_8_6(locomo_reports, capsys):
+    """8.6 says: change ``stopwords``, re-run the baseline cell. The cell used to set them back to nothing."""
     baseline, _ = locomo_reports
     shown = _run_baseline_cell("lower", capsys, stopwords={"is", "in", "how"})
     assert f"word overlap {baseline.recall()[1]:.3f}" not in shown      # recall@1 moved with the learner's words
@@ -167,8 +167,8 @@ def test_the_baseline_cell_keeps_its_figures_until_8_4_is_predicted(locomo_repor
         assert not any(f"{value:.3f}" in shown for value in baseline.recall().values()), shown
 
 
-# ------------------------------------------------------------------ 8.5 · a stopword list
-def test_8_5_stopwords(capsys):
+# ------------------------------------------------------------------ 8.6 · a stopword list
+def test_8_6_stopwords(capsys):
     passes(lesson08b.check_stopwords(s08b.stopwords), capsys)
     fails(lesson08b.check_stopwords(set()), capsys)                     # the notebook's start
     fails(lesson08b.check_stopwords({"the", "a"}), capsys)              # plausible, not enough

@@ -143,7 +143,7 @@ MAX_STOPWORDS = 8
 
 @answer_checker("stopwords")
 def check_stopwords(stopwords: object) -> str | None:
-    """Exercise 8.5: at most ``MAX_STOPWORDS`` words that, left out, make word overlap beat the semantic store at k=1.
+    """Exercise 8.6: at most ``MAX_STOPWORDS`` words that, left out, make word overlap beat the semantic store at k=1.
 
     The checker builds the notebook's word-overlap retriever with ``stopwords``
     left out of every bag of words, and measures evidence recall@1 on the
@@ -171,7 +171,7 @@ def check_stopwords(stopwords: object) -> str | None:
 
 def overlap_retriever(stopwords: set[str]) -> Callable[[list[str]], Callable[[str, int], list[int]]]:
     """The word-overlap retriever notebook 08b builds inline, leaving ``stopwords`` out: most shared words
-    first, ties by position. The checker of exercise 8.5 measures it."""
+    first, ties by position. The checker of exercise 8.6 measures it."""
     def words(text: str) -> set[str]:
         return set(re.findall(r"[a-z0-9']+", text.lower())) - stopwords
 
@@ -185,7 +185,7 @@ def overlap_retriever(stopwords: set[str]) -> Callable[[list[str]], Callable[[st
     return build
 
 
-# ---------------------------------------------------------------- exercise 8.6 · a budget in turns
+# ---------------------------------------------------------------- exercise 8.5 · a budget in turns
 BUDGET = 500
 #: How far a prediction of the turns in a budget may be from the run's figure (a share of it) and still count.
 TOLERANCE = 0.2
@@ -193,7 +193,7 @@ TOLERANCE = 0.2
 
 @answer_checker("turns_in_500")
 def check_turns_in_500(turns_in_500: object) -> str | None:
-    """Exercise 8.6: about how many turns of the long conversations fit a budget of ``BUDGET`` tokens?
+    """Exercise 8.5: about how many turns of the long conversations fit a budget of ``BUDGET`` tokens?
 
     ``turns_in_500`` is a whole number written by hand; it counts within ``TOLERANCE`` of the budget
     divided by the mean tokens of a turn (``"speaker: text"``, the project's token estimator).
