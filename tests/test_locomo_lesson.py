@@ -94,8 +94,9 @@ def test_the_tables_refuse_what_they_cannot_show(sample_fed):
 def test_the_changed_questions_are_the_ones_whose_figure_moved(sample, sample_fed):
     dated, one_day = sample_fed
     said = lesson.changed_questions(sample, {"one day": one_day, "dated": dated})
-    ups = sum(1 for (_, _, a), (_, _, b) in zip(dated.per_question, one_day.per_question) if a["strict@10"] > b["strict@10"])
-    downs = sum(1 for (_, _, a), (_, _, b) in zip(dated.per_question, one_day.per_question) if a["strict@10"] < b["strict@10"])
+    pairs = [(a["strict@10"], b["strict@10"])
+             for (_, _, a), (_, _, b) in zip(dated.per_question, one_day.per_question, strict=True)]
+    ups, downs = sum(a > b for a, b in pairs), sum(a < b for a, b in pairs)
     assert downs >= 1                                 # dates cost the sample a question's worth (0.827 against 0.839)
     assert said.splitlines()[0] == f"strict@10: dated finds more of the evidence for {ups} questions, one day for {downs}"
     assert sum(line.startswith(("+ ", "- ")) for line in said.splitlines()) == ups + downs
