@@ -60,7 +60,7 @@ def turn_view(turn: int, context_tokens: int = 1000, scenario: str = "project_30
     turns = run(scenario, context_tokens)
     t = turns[turn - 1]
     filled = round(40 * t.tokens / context_tokens)
-    lines = [f"turn {t.turn} · {t.role}: {short(t.content, 80)}",
+    lines = [f"turn {t.turn} · {t.role}: {short(t.content, 75)}",
              f"context {t.tokens:>4}/{context_tokens} tokens |{'█' * filled}{'·' * (40 - filled)}| "
              f"{t.tokens / context_tokens:.0%}" + ("  ⚠ memory pressure (warned)" if t.warned else "")]
     if t.evicted:

@@ -85,7 +85,7 @@ def entity_view(memory, turn: int, scenario: Scenario | None = None) -> str:
         if turn > len(scenario):
             raise ValueError(f"turn must be between 1 and {len(scenario)}, got {turn}")
         said = scenario.turns[turn - 1]
-        lines += [f"turn {turn} · {said.role}: {short(said.content, 80)}", ""]
+        lines += [f"turn {turn} · {said.role}: {short(said.content, 75)}", ""]
     known = memory.get_relevant(as_of=turn)
     changes = [f"  turn {c['turn']}: {c['entity']}.{c['attribute']} {c['old']} → {c['new']}"
                for c in memory.get_changelog(as_of=turn)]
