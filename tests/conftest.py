@@ -1,5 +1,6 @@
 """Shared test helpers."""
 import importlib.util
+import re
 import sqlite3
 import tempfile
 import urllib.parse
@@ -39,26 +40,31 @@ def _stub(*args):
     raise NotImplementedError
 
 
+def unwrapped(out: str) -> str:
+    """What a checker printed, with the lines it wrapped to the output width joined again."""
+    return re.sub(r"\n +", " ", out)
+
+
 def passes(result, capsys) -> str:
-    """A checker's result passed and said so; what it printed."""
-    out = capsys.readouterr().out
+    """A checker's result passed and said so; what it printed (unwrapped)."""
+    out = unwrapped(capsys.readouterr().out)
     assert result and "✓" in out, out
     return out
 
 
 def fails(result, capsys) -> str:
-    """A checker's result failed and said what differs; what it printed."""
-    out = capsys.readouterr().out
+    """A checker's result failed and said what differs; what it printed (unwrapped)."""
+    out = unwrapped(capsys.readouterr().out)
     assert not result and "✗" in out, out
     return out
 
 
 def verdicts(check, answers, capsys) -> list[tuple[bool, str]]:
-    """The checker's verdict and printed line for each answer."""
+    """The checker's verdict and printed line (unwrapped) for each answer."""
     out = []
     for answer in answers:
         passed = bool(check(answer))
-        out.append((passed, capsys.readouterr().out.strip()))
+        out.append((passed, unwrapped(capsys.readouterr().out).strip()))
     return out
 
 

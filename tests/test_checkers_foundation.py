@@ -4,6 +4,7 @@ import importlib
 import pytest
 
 from teachmem.lessons import buffer, start_here, window
+from teachmem.lessons.common import OUTPUT_WIDTH, checker
 
 from conftest import load_solutions, proves_checker
 
@@ -37,6 +38,24 @@ def test_checker_reports_a_crash_and_a_non_function(capsys):
     assert "ZeroDivisionError" in capsys.readouterr().out
     assert not buffer.check_request_tokens("request_tokens")
     assert "expected a function" in capsys.readouterr().out
+
+
+def test_long_feedback_is_wrapped_to_the_output_width_and_keeps_its_first_line(capsys):
+    """A 200-character sentence printed whole used to be broken mid-word by JupyterLab."""
+    problem = "for the 30-turn project conversation " * 6
+
+    @checker("long feedback")
+    def check_long(candidate):
+        return problem.strip() if candidate() else None
+
+    result = check_long(lambda: True)
+    lines = capsys.readouterr().out.rstrip("\n").split("\n")
+    assert not result and result.message == "✗ long feedback: " + problem.strip()
+    assert len(lines) > 1 and lines[0].startswith("✗ long feedback: for the 30-turn")
+    assert all(len(line) <= OUTPUT_WIDTH for line in lines)
+    assert all(line.startswith("  ") and line[2] != " " for line in lines[1:])           # indented once
+    assert " ".join(line.strip() for line in lines) == result.message                    # no word cut
+    assert check_long(lambda: False) and capsys.readouterr().out == "✓ long feedback: passed\n"
 
 
 LESSONS = {"00_start_here": "start_here", "01_conversation_buffer": "buffer", "02_sliding_window": "window",

@@ -216,7 +216,7 @@ def test_state_round_trip_is_exact_and_json(scenario):
 
 
 # ------------------------------------------------ notebook 04: the view and the plot (the checkers: test_exercises_sumentity.py)
-from teachmem.lessons.entity import entity_view, plot_validity                       # noqa: E402
+from teachmem.lessons.entity import entity_view, plot_validity, wrapped              # noqa: E402
 
 
 def test_entity_view_at_every_turn(scenario):
@@ -226,7 +226,7 @@ def test_entity_view_at_every_turn(scenario):
         said = scenario.turns[turn - 1]
         assert text.startswith(f"turn {turn} · {said.role}: {said.content[:40]}")
         known = memory.get_relevant(as_of=turn)
-        assert f"facts true after turn {turn}:\n{known or '(none yet)'}\n" in text
+        assert f"facts true after turn {turn}:\n{wrapped(known or '(none yet)')}\n" in text   # wrapped to the page
         assert ("turn 17: Project.database PostgreSQL → MySQL" in text) == (turn >= 17)
         assert ("(no changes yet)" in text) == (turn < 17)
         truth = [f for f in scenario.facts if f.is_current(turn)]

@@ -9,7 +9,7 @@ import re
 import matplotlib
 import pytest
 
-from conftest import ROOT, load_solutions
+from conftest import ROOT, load_solutions, unwrapped
 from teachmem.lab.replay import window_membership
 from teachmem.lessons import window
 from teachmem.lessons.window import window_view
@@ -45,7 +45,7 @@ def pins_by_score(importance, recent_k, important_k):
 def test_2_2_pins_out_of_conversation_order_fail(capsys):
     """The checker's cases never had a later pin outscoring an earlier one, so score order passed."""
     assert not window.check_window_positions(pins_by_score)
-    assert "expected [1, 2, 4], got [2, 1, 4]" in capsys.readouterr().out
+    assert "expected [1, 2, 4], got [2, 1, 4]" in unwrapped(capsys.readouterr().out)
     assert window.check_window_positions(s02.window_positions)
 
 
@@ -57,7 +57,7 @@ def test_2_2_pins_out_of_conversation_order_fail(capsys):
 def test_2_4_a_rule_about_this_chats_words_fails(about_this_chat, capsys):
     """It saved pytest by naming it; the exercise asks for a rule about how people talk."""
     assert not window.check_my_importance(about_this_chat)
-    out = capsys.readouterr().out
+    out = unwrapped(capsys.readouterr().out)
     assert "names its tools otherwise" in out and "how people talk" in out
     assert window.check_my_importance(s02.my_importance)
 

@@ -13,12 +13,12 @@ from matplotlib.figure import Figure
 from teachmem.lab.evaluate import evaluate
 from teachmem.lab.replay import add_turn, replay
 from teachmem.lab.scenarios import Scenario, load_scenario
-from teachmem.lessons.common import OKABE_ITO, after_prediction, answer_checker, explore, figure, short
+from teachmem.lessons.common import OKABE_ITO, after_prediction, answer_checker, explore, figure, short, wrapped
 from teachmem.memory.agent import EVICT_TO, WARN_AT, MemoryAgent
 from teachmem.memory.hybrid import HybridMemoryManager
 
 __all__ = ["Turn", "run", "turn_view", "plot_context_fill", "compare", "compare_bank", "check_predicted_turn",
-           "check_block_limit", "after_prediction", "explore", "EVICT_TO", "WARN_AT"]
+           "check_block_limit", "after_prediction", "explore", "wrapped", "EVICT_TO", "WARN_AT"]
 
 
 @dataclass(frozen=True)
@@ -60,9 +60,9 @@ def turn_view(turn: int, context_tokens: int = 1000, scenario: str = "project_30
     turns = run(scenario, context_tokens)
     t = turns[turn - 1]
     filled = round(40 * t.tokens / context_tokens)
-    lines = [f"turn {t.turn} · {t.role}: {short(t.content, 90)}",
+    lines = [f"turn {t.turn} · {t.role}: {short(t.content, 75)}",
              f"context {t.tokens:>4}/{context_tokens} tokens |{'█' * filled}{'·' * (40 - filled)}| "
-             f"{t.tokens / context_tokens:.0%}" + ("   ⚠ memory pressure: the model is warned" if t.warned else "")]
+             f"{t.tokens / context_tokens:.0%}" + ("  ⚠ memory pressure (warned)" if t.warned else "")]
     if t.evicted:
         lines.append(f"evicted to recall storage: {', '.join(t.evicted)} (and folded into the summary)")
     lines.append("tool calls:" if t.tool_calls else
@@ -73,7 +73,7 @@ def turn_view(turn: int, context_tokens: int = 1000, scenario: str = "project_30
     for label, text in t.core.items():
         lines.append(f"[{label}] {len(text)} characters")
         lines += [f"  {line}" for line in text.splitlines()]
-    return "\n".join(lines)
+    return wrapped("\n".join(lines))
 
 
 def plot_context_fill(turns: tuple[Turn, ...], context_tokens: int, title: str) -> Figure:

@@ -19,6 +19,7 @@ import contextlib
 import functools
 import io
 import math
+import textwrap
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from types import ModuleType
@@ -31,6 +32,10 @@ from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 
 from teachmem.lab.scenarios import Fact
+
+# A learner at 1280×720 with the file browser open sees about 105 characters of an output line;
+# JupyterLab breaks a longer one anywhere, mid-word. What the lessons print is wrapped to this width.
+OUTPUT_WIDTH = 100
 
 
 class CheckResult:
@@ -49,9 +54,25 @@ class CheckResult:
         pass
 
 
+def wrapped(text: str, width: int = OUTPUT_WIDTH) -> str:
+    """``text`` with every line longer than ``width`` wrapped between words; a line's continuations
+    are indented two spaces more than it, so "✗ name: ..." stays the one line that starts flush.
+
+    >>> print(wrapped("✗ pins: the summary lost the deadline and the budget", width=30))
+    ✗ pins: the summary lost the
+      deadline and the budget
+    """
+    lines = []
+    for line in text.split("\n"):
+        indent = " " * (len(line) - len(line.lstrip(" ")))
+        lines.append(line if len(line) <= width else textwrap.fill(
+            line, width, subsequent_indent=indent + "  ", break_long_words=False, break_on_hyphens=False))
+    return "\n".join(lines)
+
+
 def report(passed: bool, message: str) -> CheckResult:
-    """Print ``message`` and return it as a ``CheckResult``."""
-    print(message)
+    """Print ``message``, wrapped to the output width, and return it as a ``CheckResult``."""
+    print(wrapped(message))
     return CheckResult(passed, message)
 
 
@@ -273,7 +294,7 @@ def prediction_problem(prediction: Any, actual: Any, why: str) -> str | None:
         return f"write your prediction by hand, as a {kind}, not code that computes it (got a {type(prediction).__name__})"
     if prediction != actual:
         return f"you predicted {_shown(prediction)}, the run gives {_shown(actual)}. {why}"
-    print(f"Right: {_shown(actual)}. {why}")
+    print(wrapped(f"Right: {_shown(actual)}. {why}"))
     return None
 
 

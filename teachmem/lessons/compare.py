@@ -19,7 +19,8 @@ from teachmem.lab.replay import Replay, comparison_strategies, replacements
 from teachmem.lab.replay import replay as replay_scenario
 from teachmem.lab.scenarios import Fact, Scenario, Turn, load_scenario
 from teachmem.lessons.common import (OKABE_ITO, after_prediction as after_prediction, answer_checker, checker,
-                                     differs, explore as explore, figure, first_problem, mark, short)
+                                     differs, explore as explore, figure, first_problem, mark, short,
+                                     wrapped as wrapped)
 from teachmem.llm import importance_rules
 from teachmem.memory.buffer import ConversationBuffer
 from teachmem.memory.semantic import SemanticMemoryStore

@@ -14,7 +14,8 @@ from teachmem.core.validate import require_positive_int
 from teachmem.core.words import shared_words
 from teachmem.lab.scenarios import Scenario, fact_in_text, load_scenario
 from teachmem.lessons.common import (OKABE_ITO, CheckResult, after_prediction as after_prediction, answer_checker,
-                                     checker, explore as explore, fact_label, figure, mark, report, short)
+                                     checker, explore as explore, fact_label, figure, mark, report, short,
+                                     wrapped as wrapped)
 from teachmem.llm import rule_triples
 from teachmem.memory.entity import EntityMemory
 
@@ -84,7 +85,7 @@ def entity_view(memory, turn: int, scenario: Scenario | None = None) -> str:
         if turn > len(scenario):
             raise ValueError(f"turn must be between 1 and {len(scenario)}, got {turn}")
         said = scenario.turns[turn - 1]
-        lines += [f"turn {turn} · {said.role}: {short(said.content, 90)}", ""]
+        lines += [f"turn {turn} · {said.role}: {short(said.content, 75)}", ""]
     known = memory.get_relevant(as_of=turn)
     changes = [f"  turn {c['turn']}: {c['entity']}.{c['attribute']} {c['old']} → {c['new']}"
                for c in memory.get_changelog(as_of=turn)]
@@ -95,7 +96,7 @@ def entity_view(memory, turn: int, scenario: Scenario | None = None) -> str:
         found = [fact_in_text(f, known) for f in truth]
         lines += ["", f"the scenario's facts true at turn {turn}: {sum(found)} of {len(truth)} known"]
         lines += [f"  {mark(k)} {fact_label(f)}" for f, k in zip(truth, found, strict=True)]
-    return "\n".join(lines)
+    return wrapped("\n".join(lines))
 
 
 def _confident_messages() -> set[int]:

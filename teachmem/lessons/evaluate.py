@@ -17,7 +17,7 @@ from teachmem.lab.replay import replay
 from teachmem.lab.scenarios import Fact, Question, Scenario, Turn, load_scenario
 from teachmem.lessons.common import (OKABE_ITO, after_prediction as after_prediction, answer_checker, checker,
                                      differs, explore as explore, figure, first_problem, mark, prediction_problem,
-                                     short)
+                                     short, wrapped as wrapped)
 
 
 # ---------------------------------------------------------------- exercise 8.1: a prediction

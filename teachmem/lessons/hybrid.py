@@ -14,7 +14,7 @@ from matplotlib.figure import Figure
 from teachmem.lab.replay import context_text, feed
 from teachmem.lab.scenarios import Scenario, fact_in_text, load_scenario
 from teachmem.lessons.common import (OKABE_ITO, after_prediction as after_prediction, answer_checker,
-                                     explore as explore, figure, mark, short)
+                                     explore as explore, figure, mark, short, wrapped as wrapped)
 from teachmem.memory.hybrid import Candidate, HybridMemoryManager, PromptTrace
 
 #: The budget of notebook 06's caps demo and exercises: there the fact cap leaves the MySQL fact out.

@@ -11,7 +11,7 @@ from pathlib import Path
 
 from teachmem.lab.store import MemoryDB
 from teachmem.lessons.common import (after_prediction as after_prediction, answer_checker, checker,
-                                     prediction_problem)
+                                     prediction_problem, wrapped as wrapped)
 from teachmem.memory.buffer import ConversationBuffer
 
 

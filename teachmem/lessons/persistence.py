@@ -25,7 +25,7 @@ from teachmem.memory.hybrid import HybridMemoryManager
 from teachmem.memory.summary import SummaryMemory
 from teachmem.lessons.common import (OKABE_ITO, after_prediction as after_prediction, answer_checker, checker,
                                      differs, explore as explore, figure, first_problem, mark, prediction_problem,
-                                     short)
+                                     short, wrapped as wrapped)
 
 # ---------------------------------------------------------------- section 2: the store in a second process
 def cell_source(cls: type) -> str:

@@ -10,6 +10,7 @@ from teachmem.lab.replay import add_turn, feed
 from teachmem.lab.scenarios import load_scenario
 from teachmem.lessons.common import after_prediction as after_prediction
 from teachmem.lessons.common import explore as explore
+from teachmem.lessons.common import wrapped as wrapped
 from teachmem.lessons.common import (answer_checker, checker, differs, first_problem, forbidding, prediction_problem,
                                      short)
 from teachmem.memory.episodic import EpisodicMemory
@@ -55,7 +56,7 @@ def threshold_view(threshold: float) -> str:
     lines = [f"threshold {threshold:g}: reflected after turns {turns}",
              f"model calls: {memory.llm.usage.calls} in all, {memory.reflection_calls} of them reflecting",
              f"insights held at the end: {len(memory.insights())}"]
-    return "\n".join(lines + [f"  {i['id']} {short(i['text'], 100)}" for i in memory.insights()])
+    return "\n".join(lines + [f"  {i['id']} {short(i['text'], 90)}" for i in memory.insights()])
 
 
 # ---------------------------------------------------------------- exercise 12.1: a prediction

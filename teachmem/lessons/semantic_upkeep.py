@@ -11,7 +11,8 @@ import numpy as np
 from matplotlib.figure import Figure
 
 from teachmem.lessons.common import (OKABE_ITO, CheckResult, after_prediction as after_prediction, answer_checker,
-                                     checker, close, figure, first_problem, prediction_problem, report)
+                                     checker, close, figure, first_problem, prediction_problem, report,
+                                     wrapped as wrapped)
 from teachmem.lessons.semantic import score_table as score_table
 from teachmem.memory.semantic import SemanticMemoryStore
 
