@@ -119,13 +119,13 @@ def _locomo(args: argparse.Namespace, ks: list[int], progress: bool | None):
         if args.json:
             return {"file": name, "halves": [r.as_dict() for r in reports]}
         return "\n\n".join(f"SemanticMemoryStore fed turn by turn with real dates, half {i} of the conversations"
-                             f" (scoring: {args.scoring or 'default'}, embedder: {args.embedder}, neighbour words: "
+                             f"\n(scoring: {args.scoring or 'default'}, embedder: {args.embedder}, neighbour words: "
                              f"{'on' if args.neighbour_words else 'off'})\nfile: {name}\n{r}"
                              for i, r in enumerate(reports, 1))
     report = evidence_recall(conversations, ks, progress=progress)
     return ({"file": name, **report.as_dict()} if args.json else
             f"LoCoMo evidence recall of SemanticMemoryStore, each turn stored as "
-            f"\"speaker: text\" (macro mean over scored questions)\nfile: {name}\n{report}")
+            f"\"speaker: text\"\n(macro mean over scored questions)\nfile: {name}\n{report}")
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -116,7 +116,7 @@ def test_blemishes_are_counted_not_fatal(tmp_path):
     assert report.recall(1) == {1: 0.0, 2: 1.0} and report.recall(5) == {1: 1.0, 2: 1.0}
     assert report.recall(4) == {1: None, 2: None}
     assert report.categories == [1, 2, 5]
-    assert "6 questions: 3 scored, 3 skipped (2 without evidence, 1 with no valid evidence id)" in str(report)
+    assert "6 questions: 3 scored, 3 skipped\n  skipped: 2 without evidence, 1 with no valid evidence id" in str(report)
     assert "3 malformed, 1 naming no turn" in str(report)
 
 

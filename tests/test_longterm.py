@@ -265,7 +265,7 @@ def test_the_command_line_feeds_each_half_and_reports_every_measure(capsys, tmp_
     assert all(h["strict@10"] >= 0.6 and h["tolerant@10"] >= h["strict@10"] for h in halves_)
     assert main(["--locomo", "long", "--fed", "--k", "10", "--scoring", "product"]) == 0
     out = capsys.readouterr().out
-    assert "half 2 of the conversations (scoring: product, embedder: subword, neighbour words: off)" in out
+    assert "half 2 of the conversations\n(scoring: product, embedder: subword, neighbour words: off)" in out
     assert "budget 1000" in out
     assert main(["--locomo", "long", "--fed", "--k", "10", "--neighbour-words", "--json"]) == 0
     with_neighbours = json.loads(capsys.readouterr().out)["locomo"]["halves"]   # measured 0.789 and 0.697

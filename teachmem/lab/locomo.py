@@ -222,11 +222,11 @@ class RecallReport:
         return sorted({c for _, _, c, _ in self.per_question}, key=lambda c: (type(c).__name__, c))
 
     def counts(self) -> str:
-        """One paragraph: what was read, scored, skipped and dropped."""
+        """Three lines: what was read and scored, why questions were skipped, which evidence ids were dropped."""
         return (f"{self.conversations} conversations, {self.turns} turns, {self.questions} questions: "
-                f"{self.scored} scored, {self.skipped} skipped ({self.no_evidence} without evidence, "
-                f"{self.no_valid_evidence} with no valid evidence id); evidence ids dropped: "
-                f"{self.malformed_ids} malformed, {self.unknown_ids} naming no turn")
+                f"{self.scored} scored, {self.skipped} skipped\n"
+                f"  skipped: {self.no_evidence} without evidence, {self.no_valid_evidence} with no valid evidence id\n"
+                f"  evidence ids dropped: {self.malformed_ids} malformed, {self.unknown_ids} naming no turn")
 
     def table(self) -> str:
         """recall@k per category and overall, as plain text (macro mean over questions)."""

@@ -16,7 +16,7 @@ from teachmem.lab.locomo import (LOCOMO_SAMPLE, LONG_CONVERSATIONS, LocomoConver
 from teachmem.lab.longterm import FedReport
 from teachmem.lab.scoreboard import text_table
 from teachmem.lessons.common import (OKABE_ITO, after_prediction as after_prediction, answer_checker, figure,
-                                     prediction_problem, short)
+                                     prediction_problem, short, wrapped as wrapped)
 
 #: LoCoMo's question categories by the number its file gives them (Maharana et al. 2024): 1 needs two turns or
 #: more, 2 asks when, 3 needs knowledge from outside the conversation, 4 is answered by one turn, 5 has a false
