@@ -1,7 +1,11 @@
 """Every exercise of notebook 11 is honest: the worked solution passes its checker, a plausible wrong
 answer fails it, and an answer read off teachmem's own defaults or trace fails it too."""
+import contextlib
+import io
 import json
 from pathlib import Path
+
+import matplotlib
 
 from conftest import load_solutions, verdicts
 from teachmem import MemoryAgent
@@ -74,3 +78,32 @@ def test_the_notebook_links_its_solutions_and_the_next_notebook():
     _, sources = _notebook_cells()
     assert "](solutions/11_memory_as_tools_solutions.py)" in "".join(sources)
     assert "**Next:** [12 · Reflection and experience](12_reflection_and_experience.ipynb)" in sources[-1]
+
+
+# ---------------------------------------------------------- cells a learner runs twice
+def _run_cell(source, namespace):
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        exec(compile(source, "<cell>", "exec"), namespace)
+    return out.getvalue()
+
+
+def _namespace_up_to(cells, last):
+    """Every code cell before ``last`` run once, in order, as Run All would."""
+    matplotlib.use("Agg")
+    namespace: dict = {}
+    for cell in cells[:last]:
+        if cell["cell_type"] == "code":
+            _run_cell("".join(cell["source"]), namespace)
+    return namespace
+
+
+def test_the_jsonb_step_gives_the_same_answer_when_run_twice():
+    """The JSONB cell stepped the agent of the cell before: run again, it found the first run's results
+    already in the context and made no search, while still printing "JSONB in the context now: True"."""
+    cells, sources = _notebook_cells()
+    at = next(i for i, s in enumerate(sources) if "What did we say about JSONB?" in s)
+    namespace = _namespace_up_to(cells, at)
+    first = _run_cell(sources[at], namespace)
+    assert "conversation_search({'query': 'jsonb'})" in first
+    assert _run_cell(sources[at], namespace) == first
