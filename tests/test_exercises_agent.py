@@ -3,6 +3,7 @@ answer fails it, and an answer read off teachmem's own defaults or trace fails i
 import contextlib
 import io
 import json
+import re
 from pathlib import Path
 
 import matplotlib
@@ -35,7 +36,7 @@ def test_11_2_a_block_limit_that_sends_the_deadline_to_archival_storage(capsys):
                         "250"], capsys)
     assert results[0] == (True, "✓ block_limit: passed")
     assert not results[1][0] and "the deadline still fits" in results[1][1]
-    assert not results[2][0] and "lost test framework: pytest" in results[2][1]
+    assert not results[2][0] and "human block lost" in results[2][1] and "test framework: pytest" in results[2][1]
     assert not results[3][0] and "persona must fit block_limit" in results[3][1]
     assert not results[4][0] and "block_limit must be a whole number" in results[4][1]
 
@@ -107,3 +108,40 @@ def test_the_jsonb_step_gives_the_same_answer_when_run_twice():
     first = _run_cell(sources[at], namespace)
     assert "conversation_search({'query': 'jsonb'})" in first
     assert _run_cell(sources[at], namespace) == first
+
+
+def test_11_2_keeps_every_line_up_to_payments(capsys):
+    """153 passed although six project lines (requirement, framework, auth method, payments, the hosting
+    budget and the deadline) had gone to archival storage."""
+    right = [226, 248, 267, 280, 289]                 # 267-289 moves only the deadline; 226-248 the budget too
+    wrong = [153, 180, 225, 249, 266, 290]
+    results = verdicts(lesson.check_block_limit, right + wrong, capsys)
+    assert all(ok for ok, _ in results[:len(right)]), results
+    assert not any(ok for ok, _ in results[len(right):]), results
+    assert "lost requirement: coverage report" in results[len(right)][1]
+
+
+def test_the_solution_states_the_passing_ranges_of_11_2(capsys):
+    comment = (Path(__file__).resolve().parent.parent / "notebooks" / "solutions"
+               / "11_memory_as_tools_solutions.py").read_text().split("# 11.2")[1]
+    ranges = [(int(a), int(b)) for a, b in re.findall(r"From (\d+) to (\d+) (?:only|the hosting)", comment)]
+    assert len(ranges) == 2
+    for low, high in ranges:
+        results = verdicts(lesson.check_block_limit, [low - 1, low, high, high + 1], capsys)
+        assert [ok for ok, _ in results] == [False, True, True, False], (low, high)
+
+
+def test_the_first_demo_shows_both_facts_it_names():
+    """"Hi! I'm Maya, and for the database I want PostgreSQL." appended only the name: the rules read one
+    fact a sentence."""
+    cells, sources = _notebook_cells()
+    at = next(i for i, s in enumerate(sources) if "def run_step(" in s)
+    printed = "".join("".join(o.get("text", "")) for o in cells[at]["outputs"])
+    assert "'content': 'name: Maya'" in printed and "'content': 'database: PostgreSQL'" in printed
+    assert "one fact a sentence" in sources[at] and "notebook 04's fact rules" in sources[at + 1]
+
+
+def test_the_search_results_are_said_to_be_numbered_by_turn():
+    _, sources = _notebook_cells()
+    at = next(i for i, s in enumerate(sources) if 'conversation_search("PostgreSQL JSONB")' in s)
+    assert "the number in brackets is the turn" in sources[at - 1]

@@ -135,16 +135,22 @@ def check_predicted_turn(predicted_turn: object) -> str | None:
     return f"the context first passes the budget on turn {answer}"
 
 
+#: Exercise 11.2: every line the human block holds before turn 27, which must stay there.
+KEPT = ("name: Maya", "description: a booking app for my sister's yoga studio", "database: MySQL",
+        "backend language: Python", "backend: FastAPI", "requirement: coverage report", "test framework: pytest",
+        "framework: React", "auth method: JWT", "payments: Stripe")
+
+
 @answer_checker("block_limit")
 def check_block_limit(block_limit: object) -> str | None:
     """Exercise 11.2: a ``block_limit`` at which the deadline (turn 27) no longer fits in core memory and
-    goes to archival storage, while the name, the database and the test framework stay in the human block."""
+    goes to archival storage, while every line up to ``payments: Stripe`` (``KEPT``) stays in the human block."""
     if isinstance(block_limit, bool) or not isinstance(block_limit, Integral):
         raise TypeError(f"block_limit must be a whole number of characters, got {block_limit!r}")
     turns = run("project_30", 1000, int(block_limit))
     human = turns[-1].core["human"].splitlines()
     archived = [c["args"].get("content") for t in turns for c in t.tool_calls if c["name"] == "archival_memory_insert"]
-    missing = [line for line in ("name: Maya", "database: MySQL", "test framework: pytest") if line not in human]
+    missing = [line for line in KEPT if line not in human]
     if missing:
         return (f"with block_limit {block_limit} the human block lost {', '.join(missing)}: that is too small, "
                 "earlier facts went to archival storage too")
