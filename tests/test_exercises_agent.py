@@ -145,3 +145,52 @@ def test_the_search_results_are_said_to_be_numbered_by_turn():
     _, sources = _notebook_cells()
     at = next(i for i, s in enumerate(sources) if 'conversation_search("PostgreSQL JSONB")' in s)
     assert "the number in brackets is the turn" in sources[at - 1]
+
+
+# ---------------------------------------------------------- 11.3 · the eviction cut, written by the learner
+def _evicts_on_equal(sizes, room):                   # `>=`: evicts one more when the rest fit exactly
+    cut = 0
+    while cut < len(sizes) and sum(sizes[cut:]) >= room:
+        cut += 1
+    return cut
+
+
+def _evicts_the_newest(sizes, room):                 # drops from the wrong end
+    cut = 0
+    while cut < len(sizes) and sum(sizes[:len(sizes) - cut]) > room:
+        cut += 1
+    return cut
+
+
+def _counts_what_fits(sizes, room):                  # returns how many stay, not how many go
+    return len(sizes) - S11.oldest_to_evict(sizes, room)
+
+
+def _calls_teachmem(sizes, room):
+    from teachmem.memory.agent import oldest_to_evict
+    return oldest_to_evict(sizes, room)
+
+
+def _runs_an_agent(sizes, room):
+    MemoryAgent(context_tokens=2 * room + 1000)
+    return 0
+
+
+def test_11_3_oldest_to_evict(capsys):
+    results = verdicts(lesson.check_oldest_to_evict,
+                       [S11.oldest_to_evict, _evicts_on_equal, _evicts_the_newest, _counts_what_fits,
+                        _calls_teachmem, _runs_an_agent], capsys)
+    assert results[0] == (True, "✓ oldest_to_evict: passed")
+    assert not results[1][0] and "room 50 expected 1, got 2" in results[1][1] and "exactly room fits" in results[1][1]
+    assert not any(ok for ok, _ in results[2:])
+    assert "already does this job" in results[4][1] and "already does this job" in results[5][1]
+
+
+def test_11_3_the_stub_is_not_implemented_yet_and_the_agent_uses_the_same_cut(capsys):
+    def oldest_to_evict(sizes, room):
+        raise NotImplementedError
+
+    assert not lesson.check_oldest_to_evict(oldest_to_evict)
+    assert "not implemented yet" in capsys.readouterr().out
+    first = next(t for t in lesson.run() if t.evicted)            # the agent still evicts on turn 25
+    assert first.turn == 25 and first.tokens <= 500

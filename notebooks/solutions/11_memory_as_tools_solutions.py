@@ -13,3 +13,14 @@ predicted_turn = 25
 # the deadline with it (226 + 23 = 249). From 249 to 266 the budget is refused but the shorter deadline
 # still fits, so the check fails. 280 moves only the deadline.
 block_limit = 280
+
+
+def oldest_to_evict(sizes, room):
+    """11.3 · The eviction cut: how many of the oldest messages must go for the rest to fit in ``room``.
+    Drop the oldest one at a time while what stays adds up to more than ``room``; stop when it fits or
+    nothing is left."""
+    kept, cut = sum(sizes), 0
+    while cut < len(sizes) and kept > room:
+        kept -= sizes[cut]
+        cut += 1
+    return cut

@@ -5,6 +5,7 @@ Taught in notebooks/11_memory_as_tools.ipynb.
 from __future__ import annotations
 
 import functools
+from collections.abc import Callable
 from dataclasses import dataclass
 from numbers import Integral
 
@@ -13,12 +14,14 @@ from matplotlib.figure import Figure
 from teachmem.lab.evaluate import evaluate
 from teachmem.lab.replay import add_turn, replay
 from teachmem.lab.scenarios import Scenario, load_scenario
-from teachmem.lessons.common import OKABE_ITO, after_prediction, answer_checker, explore, figure, short, wrapped
-from teachmem.memory.agent import EVICT_TO, WARN_AT, MemoryAgent
+from teachmem.lessons.common import (OKABE_ITO, after_prediction, answer_checker, checker, differs, explore, figure,
+                                     first_problem, forbidding, short, wrapped)
+from teachmem.memory import agent as agent_module
+from teachmem.memory.agent import EVICT_TO, WARN_AT, MemoryAgent, oldest_to_evict
 from teachmem.memory.hybrid import HybridMemoryManager
 
 __all__ = ["Turn", "run", "turn_view", "plot_context_fill", "compare", "compare_bank", "check_predicted_turn",
-           "check_block_limit", "after_prediction", "explore", "wrapped", "EVICT_TO", "WARN_AT"]
+           "check_block_limit", "check_oldest_to_evict", "after_prediction", "explore", "wrapped", "EVICT_TO", "WARN_AT"]
 
 
 @dataclass(frozen=True)
@@ -160,3 +163,20 @@ def check_block_limit(block_limit: object) -> str | None:
     if "deadline: end of March" not in archived:
         return "the deadline is neither in the human block nor in archival storage"
     return None
+
+
+# (sizes, room): the tokens of the queued messages, oldest first, and the tokens they may keep
+CUTS = [([10, 20, 30], 100), ([10, 20, 30], 50), ([10, 20, 30], 49), ([10, 20, 30], 29), ([40, 1, 1], 2),
+        ([], 10), ([5], 0), ([35, 42, 28, 46, 31, 39], 120), ([206, 36, 42, 31, 35], 80)]
+
+
+@checker("oldest_to_evict")
+def check_oldest_to_evict(candidate: Callable) -> str | None:
+    """Exercise 11.3: ``oldest_to_evict(sizes, room)`` -> how many of the oldest messages must go for the rest
+    to fit in ``room`` tokens. Compared with ``MemoryAgent``'s own cut, which it may not call."""
+    wants = [oldest_to_evict(list(sizes), room) for sizes, room in CUTS]
+    with forbidding((agent_module, "oldest_to_evict"), (MemoryAgent, "__init__")):
+        problem = first_problem(differs(f"sizes {sizes} and room {room}", candidate(list(sizes), room), want)
+                                for (sizes, room), want in zip(CUTS, wants, strict=True))
+    return problem and (f"{problem}: evict as few of the oldest as you can, so that what stays adds up to at "
+                        "most room (exactly room fits)")
