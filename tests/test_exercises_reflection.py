@@ -1,6 +1,7 @@
 """Every exercise of notebook 12: the worked solution passes its checker, a plausible wrong answer fails it,
 and an answer that just calls teachmem's own implementation fails it too."""
 import json
+import re
 from pathlib import Path
 
 from conftest import fails, load_solutions, passes
@@ -151,3 +152,94 @@ def test_forgetting_in_section_5_leaves_the_memory_of_section_1_alone():
     """forget(memory, ...) changed `memory`, so re-running section 1.3 afterwards printed "Lisbon False"."""
     section_5 = next(s for s in _sources() if "forget(" in s and "MemoryDB" in s)
     assert "forget(memory" not in section_5 and 'db.load(user_id="ana", name="reflective")' in section_5
+
+
+# ------------------------------------------------------------------ what a learner found in a browser
+def _cells():
+    return json.loads((Path(__file__).resolve().parent.parent / "notebooks"
+                       / "12_reflection_and_experience.ipynb").read_text())["cells"]
+
+
+def _printed(cell):
+    return "".join("".join(o.get("text", "")) for o in cell.get("outputs", []))
+
+
+def test_the_dinner_demo_names_the_score_and_shows_importance_decide():
+    """The prose said retrieval returns "the three memories closest to the question", yet the diet, the most
+    relevant of Ana's statements, is left out on importance."""
+    cells, sources = _cells(), _sources()
+    at = next(i for i, s in enumerate(sources) if s.startswith('question = "Where could the user go for dinner?"'))
+    assert "closest to the question" not in sources[at - 1]
+    assert "recency + importance + relevance" in sources[at - 1]
+    never = lesson.told_ana(ReflectiveMemory(threshold=1000))
+    parts = {h["text"]: h for h in never.explain("Where could the user go for dinner?", top_k=6)}
+    diet, postgres = parts["user: I am vegetarian, by the way"], parts[
+        "user: We picked Postgres for the app because of JSONB"]
+    top3 = sorted(parts.values(), key=lambda h: -h["score"])[:3]
+    assert diet not in top3 and all(h["relevance"] < diet["relevance"] for h in top3)   # not relevance...
+    assert all(h["importance"] > diet["importance"] for h in top3)                       # ... importance
+    printed = _printed(cells[at])
+    assert "score = recency + importance + relevance" in printed
+    assert f"{diet['relevance']:.2f}   user: I am vegetarian" in printed and "user: ok" in printed
+    why = sources[at + 1]
+    assert f"{diet['relevance']:.2f} against {postgres['relevance']:.2f}" in why
+    assert "importance decides" in why and '"user" is in both' in why
+
+
+def test_read_it_honestly_states_only_figures_the_table_prints():
+    """The prose claimed what no output showed and left out the stale and precision columns."""
+    cells, sources = _cells(), _sources()
+    at = next(i for i, s in enumerate(sources) if "board.table()" in s)
+    table, prose = _printed(cells[at]), sources[at + 1].split("**12.1")[0]
+    figures = re.findall(r"\d+\.\d+", prose)
+    assert len(figures) >= 8 and all(f in table for f in figures), figures
+    assert "as printed above" in prose and "stale" in prose and "precision" in prose
+    assert "on most probes" not in prose and "rescaled over the candidates" not in prose
+
+
+def test_the_forget_demo_shows_an_insight_removed_that_never_says_the_forgotten_words():
+    cells, sources = _cells(), _sources()
+    at = next(i for i, s in enumerate(sources) if "forget(reloaded" in s)
+    forgotten = sources[at].split('forget(reloaded, "')[1].split('"')[0]
+    printed = _printed(cells[at])
+    removed = [line for line in printed.splitlines() if line.startswith("DELETE ")]
+    by_citation = [line for line in removed if "(cited a forgotten memory)" in line]
+    assert len(removed) == 2 and by_citation and forgotten.lower() not in by_citation[0].lower()
+    assert "lost with it" in sources[at - 1]
+
+
+def test_the_try_it_question_on_turn_10_has_one_answer_the_checker_agrees_with(capsys):
+    """"After turn 10" read two ways: at 5.0 the view prints "reflected after turns 10, 22", which 12.3
+    counts as joined by turn 10."""
+    question = next(s for s in _sources() if s.startswith("The instructions enter the prompt"))
+    assert "later than turn 10" in question and "arrive after turn 10" not in question
+    late = []
+    for step in range(15):                                   # the slider's positions
+        threshold = 1.0 + step / 2
+        first = int(lesson.threshold_view(threshold).split("after turns ")[1].split(",")[0].split("\n")[0])
+        late.append(first > 10)
+        if first > 10:                                       # too late for 12.3 too, whatever else
+            assert "lower it" in fails(lesson.check_threshold(threshold), capsys)
+    assert late == sorted(late) and late.index(True) == 9    # from 5.5 on: one answer
+
+
+def test_the_solution_states_the_passing_range_of_12_3(capsys):
+    comment = (Path(__file__).resolve().parent.parent / "notebooks" / "solutions"
+               / "12_reflection_and_experience_solutions.py").read_text().split("# Exercise 12.3")[1]
+    low, high = (float(x) for x in re.search(r"from ([\d.]+) to ([\d.]+) passes", comment).groups())
+    for threshold in (low, high):
+        passes(lesson.check_threshold(threshold), capsys)
+    for threshold in (low - 0.25, high + 0.25):
+        fails(lesson.check_threshold(threshold), capsys)
+
+
+def test_12_2_explains_a_wrong_order_of_the_right_ids(capsys):
+    message = fails(lesson.check_recall_examples(_older_wins_a_tie), capsys)
+    assert "e3 rates 0.80, e4 rates 0.80" in message and "on a tie the newer first" in message
+
+
+def test_no_cell_shadows_id_and_the_view_shows_the_database_of_every_insight():
+    code = ["".join(c["source"]) for c in _cells() if c["cell_type"] == "code"]
+    assert not any(re.search(r"\bid\s*=|for id\b|, id\b", s) for s in code)
+    view = lesson.threshold_view(6.0)
+    assert "database PostgreSQL" in " ".join(view.split()) and "…" not in view

@@ -17,9 +17,10 @@ def recall_examples(episodes, task, similarity, min_similarity, k):
         if score >= min_similarity:
             rated.append((score, position, episode["id"]))
     rated.sort(reverse=True)          # the higher score first; on a tie the later position first
-    return [id for _, _, id in rated[:k]]
+    return [episode_id for _, _, episode_id in rated[:k]]
 
 
 # Exercise 12.3: 4.5 reflects after turns 9, 20 and 29 (three calls) and the first reflection already joins
-# the stack. Anything from 4 to 5 passes: lower reflects more than three times, higher reflects too late.
+# the stack. Anything from 3.75 to 5 passes (in steps of 0.25): 3.5 reflects four times, and 5.25 first
+# reflects after turn 10, too late.
 threshold = 4.5

@@ -5,6 +5,7 @@ Taught in notebooks/11_memory_as_tools.ipynb.
 from __future__ import annotations
 
 import functools
+from collections.abc import Callable
 from dataclasses import dataclass
 from numbers import Integral
 
@@ -13,12 +14,14 @@ from matplotlib.figure import Figure
 from teachmem.lab.evaluate import evaluate
 from teachmem.lab.replay import add_turn, replay
 from teachmem.lab.scenarios import Scenario, load_scenario
-from teachmem.lessons.common import OKABE_ITO, after_prediction, answer_checker, explore, figure, short, wrapped
-from teachmem.memory.agent import EVICT_TO, WARN_AT, MemoryAgent
+from teachmem.lessons.common import (OKABE_ITO, after_prediction, answer_checker, checker, differs, explore, figure,
+                                     first_problem, forbidding, short, wrapped)
+from teachmem.memory import agent as agent_module
+from teachmem.memory.agent import EVICT_TO, WARN_AT, MemoryAgent, oldest_to_evict
 from teachmem.memory.hybrid import HybridMemoryManager
 
 __all__ = ["Turn", "run", "turn_view", "plot_context_fill", "compare", "compare_bank", "check_predicted_turn",
-           "check_block_limit", "after_prediction", "explore", "wrapped", "EVICT_TO", "WARN_AT"]
+           "check_block_limit", "check_oldest_to_evict", "after_prediction", "explore", "wrapped", "EVICT_TO", "WARN_AT"]
 
 
 @dataclass(frozen=True)
@@ -135,16 +138,22 @@ def check_predicted_turn(predicted_turn: object) -> str | None:
     return f"the context first passes the budget on turn {answer}"
 
 
+#: Exercise 11.2: every line the human block holds before turn 27, which must stay there.
+KEPT = ("name: Maya", "description: a booking app for my sister's yoga studio", "database: MySQL",
+        "backend language: Python", "backend: FastAPI", "requirement: coverage report", "test framework: pytest",
+        "framework: React", "auth method: JWT", "payments: Stripe")
+
+
 @answer_checker("block_limit")
 def check_block_limit(block_limit: object) -> str | None:
     """Exercise 11.2: a ``block_limit`` at which the deadline (turn 27) no longer fits in core memory and
-    goes to archival storage, while the name, the database and the test framework stay in the human block."""
+    goes to archival storage, while every line up to ``payments: Stripe`` (``KEPT``) stays in the human block."""
     if isinstance(block_limit, bool) or not isinstance(block_limit, Integral):
         raise TypeError(f"block_limit must be a whole number of characters, got {block_limit!r}")
     turns = run("project_30", 1000, int(block_limit))
     human = turns[-1].core["human"].splitlines()
     archived = [c["args"].get("content") for t in turns for c in t.tool_calls if c["name"] == "archival_memory_insert"]
-    missing = [line for line in ("name: Maya", "database: MySQL", "test framework: pytest") if line not in human]
+    missing = [line for line in KEPT if line not in human]
     if missing:
         return (f"with block_limit {block_limit} the human block lost {', '.join(missing)}: that is too small, "
                 "earlier facts went to archival storage too")
@@ -154,3 +163,20 @@ def check_block_limit(block_limit: object) -> str | None:
     if "deadline: end of March" not in archived:
         return "the deadline is neither in the human block nor in archival storage"
     return None
+
+
+# (sizes, room): the tokens of the queued messages, oldest first, and the tokens they may keep
+CUTS = [([10, 20, 30], 100), ([10, 20, 30], 50), ([10, 20, 30], 49), ([10, 20, 30], 29), ([40, 1, 1], 2),
+        ([], 10), ([5], 0), ([35, 42, 28, 46, 31, 39], 120), ([206, 36, 42, 31, 35], 80)]
+
+
+@checker("oldest_to_evict")
+def check_oldest_to_evict(candidate: Callable) -> str | None:
+    """Exercise 11.3: ``oldest_to_evict(sizes, room)`` -> how many of the oldest messages must go for the rest
+    to fit in ``room`` tokens. Compared with ``MemoryAgent``'s own cut, which it may not call."""
+    wants = [oldest_to_evict(list(sizes), room) for sizes, room in CUTS]
+    with forbidding((agent_module, "oldest_to_evict"), (MemoryAgent, "__init__")):
+        problem = first_problem(differs(f"sizes {sizes} and room {room}", candidate(list(sizes), room), want)
+                                for (sizes, room), want in zip(CUTS, wants, strict=True))
+    return problem and (f"{problem}: evict as few of the oldest as you can, so that what stays adds up to at "
+                        "most room (exactly room fits)")

@@ -1,4 +1,4 @@
-"""Notebook 12's conversation, checkers and view: reflection, episodes and instructions.
+"""Notebook 12's conversation, checkers and views: reflection, episodes and instructions.
 
 Taught in notebooks/12_reflection_and_experience.ipynb.
 """
@@ -39,9 +39,9 @@ def reflections_view(memory: ReflectiveMemory) -> str:
     for number, reflection in enumerate(memory.reflections, 1):
         lines.append(f"reflection {number} after turn {reflection['turn']}: {reflection['calls']} call, "
                      f"{reflection['tokens']} tokens, {len(reflection['insights'])} insight(s)")
-        for id in reflection["insights"]:
-            insight = memory.get(id)
-            lines.append(f"  {id} {insight['text']}")
+        for insight_id in reflection["insights"]:
+            insight = memory.get(insight_id)
+            lines.append(f"  {insight_id} {insight['text']}")
             lines += [f"      cites {c}: {memory.get(c)['text']}" for c in insight["metadata"]["cites"]]
     return "\n".join(lines) or "no reflection yet"
 
@@ -56,7 +56,19 @@ def threshold_view(threshold: float) -> str:
     lines = [f"threshold {threshold:g}: reflected after turns {turns}",
              f"model calls: {memory.llm.usage.calls} in all, {memory.reflection_calls} of them reflecting",
              f"insights held at the end: {len(memory.insights())}"]
-    return "\n".join(lines + [f"  {i['id']} {short(i['text'], 90)}" for i in memory.insights()])
+    return wrapped("\n".join(lines + [f"  {i['id']} {i['text']}" for i in memory.insights()]))
+
+
+def score_parts(memory: ReflectiveMemory, query: str, top_k: int = 5) -> str:
+    """The best ``top_k`` memories for ``query``, each with the three parts of Generative Agents' score
+    (recency + importance + relevance, each rescaled from 0 to 1 over the stored memories).
+
+    Taught in notebooks/12_reflection_and_experience.ipynb.
+    """
+    rows = [f"{'score':>5} = {'recency':>7} + {'importance':>10} + {'relevance':>9}   memory"]
+    rows += [f"{h['score']:5.2f} = {h['recency']:7.2f} + {h['importance']:10.2f} + {h['relevance']:9.2f}   "
+             f"{short(h['text'], 56)}" for h in memory.explain(query, top_k=top_k)]
+    return "\n".join(rows)
 
 
 # ---------------------------------------------------------------- exercise 12.1: a prediction
@@ -106,9 +118,18 @@ def check_recall_examples(recall_examples: Callable) -> str | None:
     on a tie. Compared with answers worked out by hand."""
     with forbidding((EpisodicMemory, "__init__")):
         return first_problem(
-            differs(f"task {task!r} with min_similarity {low} and k {k}",
-                    recall_examples([dict(e) for e in bank], task, _overlap, low, k), want)
+            _recall_problem(bank, task, low, k, recall_examples([dict(e) for e in bank], task, _overlap, low, k), want)
             for (bank, task, low, k), want in RECALL)
+
+
+def _recall_problem(bank: list[dict], task: str, low: float, k: int, got: object, want: list[str]) -> str | None:
+    """What differs; for the right ids in the wrong order, also their ratings and the rule that orders them."""
+    problem = differs(f"task {task!r} with min_similarity {low} and k {k}", got, want)
+    if problem is None or not isinstance(got, list) or sorted(map(repr, got)) != sorted(map(repr, want)):
+        return problem
+    ratings = ", ".join(f"{e['id']} rates {_overlap(task, e['task']):.2f}" for e in bank if e["id"] in want)
+    return (f"{problem}: the right ids in the wrong order ({ratings}, the later stored the newer); "
+            "the most similar comes first, and on a tie the newer first")
 
 
 # ---------------------------------------------------------------- exercise 12.3: a threshold

@@ -67,6 +67,15 @@ TOOLS = {
 }
 
 
+def oldest_to_evict(sizes: list[int], room: int) -> int:
+    """How many of the oldest messages must go (``sizes``: their tokens, oldest first) for the rest to add
+    up to at most ``room`` tokens: none if they fit already, all if not even the newest alone fits."""
+    cut = 0
+    while cut < len(sizes) and sum(sizes[cut:]) > room:
+        cut += 1
+    return cut
+
+
 def tool_schemas() -> list[dict]:
     """The tools as function-calling JSON schemas, the list an OpenAI-compatible API takes as ``tools``."""
     return [{"type": "function", "function": {
@@ -151,10 +160,7 @@ class MemoryAgent:
         # The summary may grow to SUMMARY_WORDS: count it at that size, so the result surely fits.
         room = int(EVICT_TO * self.context_tokens) - extra - self._frame_tokens() \
             - estimate_tokens("x " * SUMMARY_WORDS) + estimate_tokens(self.summary)
-        sizes = [estimate_tokens(m["content"]) for m in self.messages]
-        cut = 0
-        while cut < len(sizes) and sum(sizes[cut:]) > room:
-            cut += 1
+        cut = oldest_to_evict([estimate_tokens(m["content"]) for m in self.messages], room)
         gone = self.messages[:cut]
         said = [m for m in gone if m["role"] in ("user", "assistant")]   # search results are copies
         transcript = "\n".join(f"{m['role']}: {m['content']}" for m in said)
