@@ -19,7 +19,7 @@ NOTEBOOK = ROOT / "notebooks" / "10_from_laptop_to_production.ipynb"
 
 
 def postgres_processes(folder: str | Path) -> list[int]:
-    """The ids of live processes whose command line names ``folder`` (a server's ``-D`` or socket folder)."""
+    """The ids of live PostgreSQL processes whose command line names ``folder`` (a ``-D`` or socket folder)."""
     found = []
     for entry in Path("/proc").iterdir():
         if not entry.name.isdigit():
@@ -29,7 +29,7 @@ def postgres_processes(folder: str | Path) -> list[int]:
             state = next(line for line in (entry / "status").read_text().splitlines() if line.startswith("State:"))
         except (OSError, StopIteration):
             continue
-        if str(folder) in command and "Z" not in state.split()[1]:
+        if "bin/postgres" in command and str(folder) in command and "Z" not in state.split()[1]:
             found.append(int(entry.name))
     return found
 
@@ -93,7 +93,8 @@ def test_10_after_run_all_the_exercises_still_work_and_cells_run_again(notebook_
     assert scope["server"].running and scope["replica"].running
     # 10.1, answered after Run All: the right prediction is right, the reveal prints 0
     _, reveal = cell_with(cells, "check_rls_prediction(")
-    said = run_cell(reveal.replace("rls_prediction", "0"), scope)
+    scope["rls_prediction"] = 0
+    said = run_cell(reveal, scope)
     assert said.splitlines()[0] == "0" and "✓ prediction: passed" in said, said
     # 10.2, answered after Run All
     _, index = cell_with(cells, "check_index_query(")
@@ -117,3 +118,37 @@ def test_10_the_cleanup_runs_twice_and_leaves_nothing_running(notebook_run):
         assert "replica running: False | primary running: False" in said
     assert postgres_processes(workdir) == [] and not workdir.exists()
 
+
+
+KILLED = """
+import sys
+from teachmem import local_postgres
+from teachmem.lab.postgres import read_replica
+server = local_postgres()
+replica = read_replica(server, server.folder)       # as notebook 10 does
+print(server.folder, flush=True)
+sys.stdin.read()                      # until killed
+"""
+
+
+@pytest.mark.skipif(bool(os.environ.get(ENV_DSN)), reason="a server given by its DSN is not started here")
+def test_a_killed_kernel_leaves_no_server_and_no_scratch_folder():
+    """nbval ends a notebook's kernel with a kill: atexit never ran, and notebook 10's servers ran on, their
+    scratch folder left in /tmp."""
+    import signal
+    import subprocess
+    import sys
+    import time
+    child = subprocess.Popen([sys.executable, "-c", KILLED], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                             text=True, env={**os.environ, "PYTHONPATH": str(ROOT)})
+    folder = Path(child.stdout.readline().strip())
+    try:
+        assert folder.is_dir() and len(postgres_processes(folder)) >= 2      # the primary and the replica
+    finally:
+        child.send_signal(signal.SIGKILL)
+        child.wait()
+    for _ in range(300):
+        if not postgres_processes(folder) and not folder.exists():
+            break
+        time.sleep(0.1)
+    assert postgres_processes(folder) == [] and not folder.exists()

@@ -5,6 +5,7 @@ Taught in notebooks/10_from_laptop_to_production.ipynb.
 """
 from __future__ import annotations
 
+import re
 import textwrap
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -31,7 +32,7 @@ DIM = 8
 QUERIES = 5
 
 
-STOPPED = "the notebook's server is stopped (by its last cell, or a restarted kernel):\n  "
+STOPPED = "the server is stopped (by the last cell, or a kernel restart):\n  "
 RERUN = "run the cells from section 1 down to this one again"
 WIDTH = 100        # characters of a line: a JupyterLab output at 1280×720 holds about 105
 
@@ -79,8 +80,8 @@ def quiet_if_server_stopped() -> Iterator[None]:
             raise
 
 
-RLS_WHY = ("Row-level security adds the policy's condition (user_id = the connection's user, noor)\n"
-           "  to the query: a row must be maya's and noor's at once, and none is.")
+RLS_WHY = ("\n  Row-level security adds the policy's condition (user_id = the connection's user, noor) to the\n"
+           "  query: a row must be maya's and noor's at once, and none is.")
 
 
 def _rls_problem(prediction: object) -> str | None:
@@ -101,7 +102,7 @@ def check_rls_prediction(prediction: object, dsn: str | None = None) -> CheckRes
     result = answer_checker("prediction")(_rls_problem)(prediction)
     stopped = server_problem(dsn) if dsn is not None else None
     if stopped:
-        print(f"(the cell printed nothing: {stopped}; then this one to see the count)")
+        print(f"the cell printed nothing: {stopped}")
     return result
 
 
@@ -119,8 +120,8 @@ def table_leftovers(conn, table: str, text: str) -> str:
     table's dead row versions (``pgstattuple``), and how often it occurs in the bytes of the table's pages,
     live or dead (``pageinspect``). Dead rows and bytes are read first: a query's scan may clean a page."""
     pattern = forget_pattern(text)
-    pages = conn.execute("SELECT get_raw_page(%(t)s, p) FROM generate_series(0, pg_relation_size(%(t)s) / 8192 - 1)"
-                         " AS p", {"t": table}).fetchall()
+    pages = conn.execute("SELECT get_raw_page(%s, p) FROM generate_series(0, pg_relation_size(%s) / 8192 - 1) AS p",
+                         [table, table]).fetchall()
     found = sum(raw_count(pattern, bytes(page)) for (page,) in pages)
     dead = conn.execute("SELECT dead_tuple_count FROM pgstattuple(%s)", [table]).fetchone()[0]
     live = conn.execute(sql.SQL("SELECT count(*) FROM {} WHERE text ~* %s").format(sql.Identifier(table)),
@@ -176,8 +177,6 @@ def _run_on_items(query: str, dsn: str) -> tuple[list[str], list[list]] | str:
         except psycopg.Error as err:
             said = err.diag.message_primary or str(err).strip().splitlines()[0]      # one line, no caret
             return f"PostgreSQL could not run the query: {said}"
-        except KeyError as err:                      # a %(name)s placeholder other than %(query)s
-            return f"the query has a placeholder {err} that the check does not fill: only %(query)s"
     return nodes, found
 
 
@@ -186,6 +185,10 @@ def _index_query_problem(query: object, dsn: str) -> str | None:
         raise TypeError(f"write the query as a string of SQL, got {type(query).__name__}")
     if "%(query)s" not in query:
         raise ValueError("the query must compare with the question vector, written %(query)s")
+    others = sorted(set(re.findall(r"%\((\w*)\)s", query)) - {"query"})
+    if others or re.search(r"%[sbt]", query):
+        return lines(f"the query has a placeholder {', '.join(f'%({name})s' for name in others) or '%s'} "
+                     "that the check does not fill: write only %(query)s")
     stopped = server_problem(dsn)
     if stopped:
         return stopped
