@@ -205,3 +205,13 @@ def test_10_compares_the_stores_under_the_same_ranking():
     for cell in compared:
         call = cell[cell.index("SemanticMemoryStore("):].split("\n")[0]
         assert all(setting in call for setting in ('lexical_weight=0.0', 'reply_weight=0.0', 'scoring="product"')), call
+
+
+def test_plan_shape_puts_a_long_condition_on_two_lines_that_fit():
+    """Cell 19's Filter line was 102 characters; plan_nodes, which reads the operations, still gets it whole."""
+    filtered = ("                Filter: ((retired IS NULL) AND (user_id = current_setting('app.user_id'::text, "
+                "true)))")
+    shown = lesson.plan_shape(["Limit", filtered]).splitlines()
+    assert shown == ["Limit", "                Filter: ((retired IS NULL) AND",
+                     "                         (user_id = current_setting('app.user_id'::text, true)))"]
+    assert lesson.plan_shape(["Limit", filtered], None).splitlines() == ["Limit", filtered]

@@ -138,15 +138,25 @@ def exercise_vectors() -> tuple[np.ndarray, np.ndarray]:
     return [v / np.linalg.norm(v, axis=1, keepdims=True) for v in (items, questions)]  # type: ignore[return-value]
 
 
-def plan_shape(lines: list[str]) -> str:
+def plan_shape(lines: list[str], width: int | None = WIDTH) -> str:
     """A plan's shape: its operations (and the conditions an index or a filter applies), not the details
-    (sort keys, window clauses) whose long expressions hide the shape."""
-    return "\n".join(line for line in lines if ":" not in line or line.strip().startswith(("Index Cond", "Filter")))
+    (sort keys, window clauses) whose long expressions hide the shape. A condition longer than ``width``
+    characters goes on to a second line at its last `` AND `` that fits (None: never)."""
+    kept = [line for line in lines if ":" not in line or line.strip().startswith(("Index Cond", "Filter"))]
+    return "\n".join(_fitted(line, width) for line in kept)
+
+
+def _fitted(line: str, width: int | None) -> str:
+    cut = line.rfind(" AND ", 0, width) if width is not None and len(line) > width else -1
+    if cut < 0:
+        return line
+    indent = line.index(":") + 3             # under the condition, after "Filter: ("
+    return line[:cut + 4] + "\n" + " " * indent + line[cut + 5:]
 
 
 def plan_nodes(conn, query: str, params: dict) -> list[str]:
     """The operations of ``query``'s plan (``Index Scan using …``, ``Seq Scan on …``, ``Sort``…), no costs."""
-    shape = plan_shape([line[0] for line in conn.execute("EXPLAIN (COSTS OFF) " + query, params)])
+    shape = plan_shape([line[0] for line in conn.execute("EXPLAIN (COSTS OFF) " + query, params)], None)
     return [line.strip().removeprefix("->").strip() for line in shape.splitlines() if ":" not in line]
 
 
