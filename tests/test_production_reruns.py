@@ -91,6 +91,13 @@ def test_10_after_run_all_the_exercises_still_work_and_cells_run_again(notebook_
     cells, scope, first = notebook_run
     # Run All leaves the servers running: the last cell stops them only when the learner says so
     assert scope["server"].running and scope["replica"].running
+    # "✓ no copy remains" was printed while PgMemoryStore's table on the same server still held 3 rows saying it
+    forget_id, _ = cell_with(cells, "print(forget(")
+    assert "✓ no copy remains\nchecked: MemoryDB's own tables (schema memorydb)" in first[forget_id]
+    with psycopg.connect(scope["server"].dsn) as owner:
+        assert owner.execute("SELECT count(*) FROM memories WHERE text ILIKE '%postgresql%'").fetchone()[0] == 0
+    dead_id, _ = cell_with(cells, "VACUUM FULL memories")
+    assert first[dead_id].splitlines()[-1].endswith("rows that say it 0 | dead row versions 0 | in the page bytes 0")
     # 10.1, answered after Run All: the right prediction is right, the reveal prints 0
     _, reveal = cell_with(cells, "check_rls_prediction(")
     scope["rls_prediction"] = 0
