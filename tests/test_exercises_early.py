@@ -321,7 +321,7 @@ def test_the_doubling_check_quotes_the_ratio_the_table_prints(capsys):
     assert "the table gives 4.01×" in capsys.readouterr().out
 
 
-@pytest.mark.parametrize("stem", ["00_start_here", "01_conversation_buffer"])
+@pytest.mark.parametrize("stem", ["00_start_here", "01_conversation_buffer", "10_from_laptop_to_production"])
 def test_printed_lines_fit_a_projected_cell(stem):
     """00 printed turn 29's question on one 140-character line, which wrapped at "shoul / d"; the "○ … not
     answered yet" line is common.py's, shared by every notebook, and left out."""

@@ -48,14 +48,14 @@ def test_10_2_a_query_the_index_can_serve(pg_dsn, capsys):
     assert "not answered yet" in capsys.readouterr().out
 
 
-STOPPED = "the server was stopped by the notebook's last cell: "
+STOPPED = "the server is stopped (by the last cell, or a kernel restart):\n  "
 
 
 def test_a_stopped_server_is_said_in_plain_words(tmp_path, capsys):
+    """10.2's advice used to be "run section 1's cell again": a fresh server has no schema until section 2 runs,
+    so 10.1 then failed with 'role "teachmem_app" does not exist'. Both now say to run section 1 down to here."""
     stopped = f"postgresql://postgres@/postgres?host={tmp_path}&port=5999"      # no server listens there
     said = fails(lesson.check_index_query(s10.NEAREST, stopped), capsys)
-    assert STOPPED + "run section 1's cell again, then this one" in said
-    said = fails(lesson.check_rls_prediction(s10.rls_prediction, stopped), capsys)
     assert STOPPED + "run the cells from section 1 down to this one again" in said
     assert "Traceback" not in said and "OperationalError" not in said and str(tmp_path) not in said
     with lesson.quiet_if_server_stopped():                                   # the 10.1 cell's own connection
@@ -96,6 +96,80 @@ def test_connection_gone_tells_a_stopped_server_from_other_errors(err, gone):
     assert lesson.connection_gone(err) is gone
 
 
+def test_10_1_judges_the_prediction_whatever_state_the_server_is_in(tmp_path, capsys):
+    """It used to mark the right prediction wrong once the server was stopped (after Run All)."""
+    stopped = f"postgresql://postgres@/postgres?host={tmp_path}&port=5999"      # no server listens there
+    said = passes(lesson.check_rls_prediction(s10.rls_prediction, stopped), capsys)
+    note = [line for line in said.splitlines() if STOPPED.split(":")[0] in line]
+    assert len(note) == 1 and not note[0].startswith(("✓", "✗")), said       # on a line of its own
+    assert "run the cells from section 1 down to this one again" in said and str(tmp_path) not in said
+    assert "you predicted 30" in fails(lesson.check_rls_prediction(30, stopped), capsys)
+
+
+def test_10_1_takes_0_written_as_a_float(capsys):
+    """0.0 was refused as "not code that computes it"."""
+    passes(lesson.check_rls_prediction(0.0), capsys)
+    assert "you predicted 1" in fails(lesson.check_rls_prediction(1.0), capsys)
+    fails(lesson.check_rls_prediction(0.5), capsys)
+
+
+@pytest.mark.parametrize("query, says, not_said", [
+    ("SELECT id FRM items ORDER BY embedding <=> %(query)s LIMIT 5",
+     'PostgreSQL could not run the query: syntax error at or near\n  "items"', ["EXPLAIN", "^", "LINE", "select id"]),
+    ("SELECT embedding FROM items ORDER BY embedding <=> %(query)s LIMIT 5", "select id", ["Vector", "["]),
+    ("SELECT id FROM items ORDER BY embedding <-> %(query)s LIMIT 5", "<->, the Euclidean distance", ["DESC"]),
+    ("SELECT id FROM items ORDER BY embedding <=> %(other)s LIMIT 5 -- %(query)s", "only %(query)s", ["KeyError", "missing"]),
+    ("SELECT id FROM items ORDER BY embedding <=> %s LIMIT 5 -- %(query)s", "placeholder %s", ["Traceback"]),
+])
+def test_10_2_says_what_is_wrong_in_one_plain_sentence(pg_dsn, query, says, not_said, capsys):
+    """A syntax error printed PostgreSQL's multi-line message after "EXPLAIN (COSTS OFF)" with a misaligned caret
+    and a stray "; select id FROM items"; SELECT embedding dumped five vectors; <-> got the DESC hint."""
+    said = fails(lesson.check_index_query(query, pg_dsn), capsys)
+    assert says in said, said
+    for text in not_said:
+        assert text not in said, said
+
+
+def test_checker_lines_fit_a_projected_cell(pg_dsn, tmp_path, capsys):
+    """10.1's sentence was 203 characters on one line, 10.2's 265: they wrapped mid-word at 1280 px."""
+    stopped = f"postgresql://postgres@/postgres?host={tmp_path}&port=5999"
+    lesson.check_rls_prediction(0)
+    lesson.check_rls_prediction(30, stopped)
+    for query in ("SELECT id FROM items ORDER BY 1 - (embedding <=> %(query)s) DESC LIMIT 5",
+                  "SELECT id FROM items ORDER BY embedding <-> %(query)s LIMIT 5",
+                  "SELECT id FROM items ORDER BY embedding <=> %(query)s LIMIT 4",
+                  "SELECT id FRM items ORDER BY embedding <=> %(query)s LIMIT 5"):
+        lesson.check_index_query(query, pg_dsn)
+    lesson.check_index_query(s10.NEAREST, stopped)
+    for line in capsys.readouterr().out.splitlines():
+        assert len(line) <= 100, line
+
+
+def test_remove_user_lets_a_cell_feed_the_same_user_again(pg_dsn, user, scenario):
+    from teachmem.lab.replay import feed
+    feed(PgMemoryStore(pg_dsn, user_id=user), scenario).close()
+    with pytest.raises(ValueError, match="turn must be greater than the previous turn"):
+        feed(PgMemoryStore(pg_dsn, user_id=user), scenario)
+    assert lesson.remove_user(pg_dsn, user) == 30
+    with feed(PgMemoryStore(pg_dsn, user_id=user), scenario) as again:
+        assert len(again) == 30
+
+
+def test_table_leftovers_shows_a_dead_row_until_vacuum_full(pg_dsn, user):
+    with PgMemoryStore(pg_dsn, user_id=user) as store, psycopg.connect(pg_dsn, autocommit=True) as owner:
+        owner.execute("CREATE EXTENSION IF NOT EXISTS pgstattuple")
+        owner.execute("CREATE EXTENSION IF NOT EXISTS pageinspect")
+        word = f"zebra{user[:8]}"
+        store.store(f"The {word} lives at the zoo", "fact", 0.5)
+        assert lesson.table_leftovers(owner, "memories", word).startswith("rows that say it 1 |")
+        store.delete("s0")
+        after = lesson.table_leftovers(owner, "memories", word)
+        assert after.startswith("rows that say it 0 |") and not after.endswith("in the page bytes 0"), after
+        assert "dead row versions 0" not in after
+        owner.execute("VACUUM FULL memories")
+        assert lesson.table_leftovers(owner, "memories", word).endswith("| in the page bytes 0")
+
+
 def test_10_1_with_a_running_server_checks_the_prediction(pg_dsn, capsys):
     passes(lesson.check_rls_prediction(s10.rls_prediction, pg_dsn), capsys)
     assert "you predicted 30" in fails(lesson.check_rls_prediction(30, pg_dsn), capsys)
@@ -131,3 +205,13 @@ def test_10_compares_the_stores_under_the_same_ranking():
     for cell in compared:
         call = cell[cell.index("SemanticMemoryStore("):].split("\n")[0]
         assert all(setting in call for setting in ('lexical_weight=0.0', 'reply_weight=0.0', 'scoring="product"')), call
+
+
+def test_plan_shape_puts_a_long_condition_on_two_lines_that_fit():
+    """Cell 19's Filter line was 102 characters; plan_nodes, which reads the operations, still gets it whole."""
+    filtered = ("                Filter: ((retired IS NULL) AND (user_id = current_setting('app.user_id'::text, "
+                "true)))")
+    shown = lesson.plan_shape(["Limit", filtered]).splitlines()
+    assert shown == ["Limit", "                Filter: ((retired IS NULL) AND",
+                     "                         (user_id = current_setting('app.user_id'::text, true)))"]
+    assert lesson.plan_shape(["Limit", filtered], None).splitlines() == ["Limit", filtered]

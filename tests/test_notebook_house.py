@@ -128,8 +128,6 @@ def test_code_lines_fit_a_projected_notebook(path):
 # A learner at 1280×720 with JupyterLab's file browser open sees about 105 characters of monospace output
 # a line; JupyterLab breaks a longer line anywhere, mid-word.
 MAX_OUTPUT_LINE = 105
-# Not yet wrapped: their owners fit them on their own branches; this set goes once those are merged.
-OUTPUT_WIDTH_NOT_YET_CHECKED = {"10_from_laptop_to_production.ipynb"}
 
 
 def _long_output_lines(cell) -> list[str]:
@@ -143,8 +141,6 @@ def _long_output_lines(cell) -> list[str]:
 @pytest.mark.parametrize("path", LESSONS, ids=lambda p: p.stem)
 def test_outputs_fit_a_projected_notebook(path):
     """Every stored text output line fits the output area of a projected notebook: no word broken in two."""
-    if path.name in OUTPUT_WIDTH_NOT_YET_CHECKED:
-        pytest.skip(f"{path.name}: output width not yet checked")
     for i, cell in enumerate(_cells(path)):
         long = _long_output_lines(cell)
         assert not long, f"{path.name} cell {i} prints a line of {len(long[0])} characters: {long[0][:60]}…"

@@ -102,8 +102,9 @@ class PgDatabase:
         except BaseException:
             self.conn.close()
             raise
-        self.caveat = ("not checked: the write-ahead log (pg_wal), replicas and backups still hold earlier "
-                       "versions until they are recycled or expire"
+        self.caveat = ("checked: MemoryDB's own tables (schema memorydb), not the server's other tables\n"
+                       "not checked: the write-ahead log (pg_wal), replicas and backups still hold earlier versions\n"
+                       "until they are recycled or expire"
                        + ("" if self.superuser else "; dead row versions and page bytes need a superuser"))
 
     def _setup(self, timeout: float, read_only: bool) -> None:

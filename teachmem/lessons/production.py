@@ -5,32 +5,47 @@ Taught in notebooks/10_from_laptop_to_production.ipynb.
 """
 from __future__ import annotations
 
+import re
+import textwrap
 from collections.abc import Iterator
 from contextlib import contextmanager
 
 import numpy as np
 
+from teachmem.core.text import forget_pattern
 from teachmem.lab.postgres import INSTALL_HINT
+from teachmem.lab.state_codec import raw_count
 from teachmem.lessons.common import CheckResult, after_prediction, answer_checker, prediction_problem
 
 try:
     import psycopg
     from pgvector.psycopg import register_vector
+    from psycopg import sql
 except ImportError:
     psycopg = None    # type: ignore[assignment]
 
 __all__ = ["after_prediction", "check_index_query", "check_rls_prediction", "connection_gone", "exercise_vectors",
-           "plan_nodes", "plan_shape", "quiet_if_server_stopped", "server_problem"]
+           "plan_nodes", "plan_shape", "quiet_if_server_stopped", "remove_user", "server_problem", "table_leftovers"]
 
 ITEMS = 600          # rows of the checker's own table: enough for an index, small enough to build in a second
 DIM = 8
 QUERIES = 5
 
 
-STOPPED = "the server was stopped by the notebook's last cell: "
+STOPPED = "the server is stopped (by the last cell, or a kernel restart):\n  "
+RERUN = "run the cells from section 1 down to this one again"
+WIDTH = 100        # characters of a line: a JupyterLab output at 1280×720 holds about 105
 
 
-def server_problem(dsn: str, rerun: str = "run section 1's cell again, then this one") -> str | None:
+def lines(text: str) -> str:
+    """``text`` on lines of at most ``WIDTH`` characters, the ones after the first indented: a checker's sentence
+    fits a projected cell (its first line leaves room for the "✗ title: " before it)."""
+    first, *rest = textwrap.wrap(" ".join(text.split()), WIDTH - 40)
+    return "\n".join([first, *textwrap.wrap(" ".join(rest), WIDTH, initial_indent="  ", subsequent_indent="  ")]
+                     if rest else [first])
+
+
+def server_problem(dsn: str, rerun: str = RERUN) -> str | None:
     """None when a server answers at ``dsn``; else a plain sentence saying what to run again (``rerun``)."""
     if psycopg is None:
         raise RuntimeError(f"this exercise needs psycopg and pgvector: {INSTALL_HINT}")
@@ -65,10 +80,14 @@ def quiet_if_server_stopped() -> Iterator[None]:
             raise
 
 
+RLS_WHY = ("\n  Row-level security adds the policy's condition (user_id = the connection's user, noor) to the\n"
+           "  query: a row must be maya's and noor's at once, and none is.")
+
+
 def _rls_problem(prediction: object) -> str | None:
-    return prediction_problem(prediction, 0,
-                              "Row-level security adds the policy's condition (user_id = the connection's user, "
-                              "noor) to the query: a row must be maya's and noor's at once, and none is.")
+    if isinstance(prediction, float) and prediction.is_integer():
+        prediction = int(prediction)          # 0.0 is the whole number 0, written as a float
+    return prediction_problem(prediction, 0, RLS_WHY)
 
 
 def check_rls_prediction(prediction: object, dsn: str | None = None) -> CheckResult:
@@ -76,13 +95,38 @@ def check_rls_prediction(prediction: object, dsn: str | None = None) -> CheckRes
     connection of the application's role that serves noor?
 
     The policy ``USING (user_id = current_setting('app.user_id'))`` is added to every query of that role, so
-    the known answer is 0, whatever the query's own WHERE clause asks for. Given the server's ``dsn``, a stopped
-    server is reported first, in plain words.
+    the known answer is 0, whatever the query's own WHERE clause asks for: the prediction is judged whatever
+    state the server is in. Given the server's ``dsn``, a stopped server (the cell above printed nothing) is
+    said on a line of its own.
     """
-    def problem(value: object) -> str | None:
-        rerun = "run the cells from section 1 down to this one again"
-        return (server_problem(dsn, rerun) if dsn is not None else None) or _rls_problem(value)
-    return answer_checker("prediction")(problem)(prediction)
+    result = answer_checker("prediction")(_rls_problem)(prediction)
+    stopped = server_problem(dsn) if dsn is not None else None
+    if stopped:
+        print(f"the cell printed nothing: {stopped}")
+    return result
+
+
+def remove_user(dsn: str, user_id: str) -> int:
+    """Delete every row of ``user_id`` from ``PgMemoryStore``'s table, as the server's owner (the application's
+    role may not delete), so that a cell that feeds that user can run again; how many rows went."""
+    with psycopg.connect(dsn, autocommit=True) as conn:
+        if conn.execute("SELECT to_regclass('memories')").fetchone()[0] is None:     # type: ignore[index]
+            return 0
+        return conn.execute("DELETE FROM memories WHERE user_id = %s", [user_id]).rowcount
+
+
+def table_leftovers(conn, table: str, text: str) -> str:
+    """What of ``text`` is left in ``table``, on a superuser's connection ``conn``: the live rows that say it, the
+    table's dead row versions (``pgstattuple``), and how often it occurs in the bytes of the table's pages,
+    live or dead (``pageinspect``). Dead rows and bytes are read first: a query's scan may clean a page."""
+    pattern = forget_pattern(text)
+    pages = conn.execute("SELECT get_raw_page(%s, p) FROM generate_series(0, pg_relation_size(%s) / 8192 - 1) AS p",
+                         [table, table]).fetchall()
+    found = sum(raw_count(pattern, bytes(page)) for (page,) in pages)
+    dead = conn.execute("SELECT dead_tuple_count FROM pgstattuple(%s)", [table]).fetchone()[0]
+    live = conn.execute(sql.SQL("SELECT count(*) FROM {} WHERE text ~* %s").format(sql.Identifier(table)),
+                        [pattern.pattern]).fetchone()[0]
+    return f"rows that say it {live} | dead row versions {dead} | in the page bytes {found}"
 
 
 def exercise_vectors() -> tuple[np.ndarray, np.ndarray]:
@@ -94,25 +138,37 @@ def exercise_vectors() -> tuple[np.ndarray, np.ndarray]:
     return [v / np.linalg.norm(v, axis=1, keepdims=True) for v in (items, questions)]  # type: ignore[return-value]
 
 
-def plan_shape(lines: list[str]) -> str:
+def plan_shape(lines: list[str], width: int | None = WIDTH) -> str:
     """A plan's shape: its operations (and the conditions an index or a filter applies), not the details
-    (sort keys, window clauses) whose long expressions hide the shape."""
-    return "\n".join(line for line in lines if ":" not in line or line.strip().startswith(("Index Cond", "Filter")))
+    (sort keys, window clauses) whose long expressions hide the shape. A condition longer than ``width``
+    characters goes on to a second line at its last `` AND `` that fits (None: never)."""
+    kept = [line for line in lines if ":" not in line or line.strip().startswith(("Index Cond", "Filter"))]
+    return "\n".join(_fitted(line, width) for line in kept)
+
+
+def _fitted(line: str, width: int | None) -> str:
+    cut = line.rfind(" AND ", 0, width) if width is not None and len(line) > width else -1
+    if cut < 0:
+        return line
+    indent = line.index(":") + 3             # under the condition, after "Filter: ("
+    return line[:cut + 4] + "\n" + " " * indent + line[cut + 5:]
 
 
 def plan_nodes(conn, query: str, params: dict) -> list[str]:
     """The operations of ``query``'s plan (``Index Scan using …``, ``Seq Scan on …``, ``Sort``…), no costs."""
-    shape = plan_shape([line[0] for line in conn.execute("EXPLAIN (COSTS OFF) " + query, params)])
+    shape = plan_shape([line[0] for line in conn.execute("EXPLAIN (COSTS OFF) " + query, params)], None)
     return [line.strip().removeprefix("->").strip() for line in shape.splitlines() if ":" not in line]
 
 
 SORTS_EVERY_ROW = ("the plan still sorts every row: the index only hands rows over by the distance operator "
                    "it was built for, nearest first. What does your ORDER BY sort by?")
 EVERY_ROW = "your query returns every row; the index stops early only when told how many"
+OTHER_DISTANCE = ("the plan sorts every row by <->, the Euclidean distance: this index was built for <=>, the "
+                  "cosine distance (vector_cosine_ops), and hands rows over by that operator only.")
 
 
-def _run_on_items(query: str, dsn: str) -> tuple[list[str], list[list[int]]] | str:
-    """The plan of ``query`` on the checker's own indexed table, and the ids it returns for each question;
+def _run_on_items(query: str, dsn: str) -> tuple[list[str], list[list]] | str:
+    """The plan of ``query`` on the checker's own indexed table, and the rows' first column for each question;
     or a sentence when PostgreSQL cannot run it."""
     items, questions = exercise_vectors()
     with psycopg.connect(dsn, autocommit=True) as conn:
@@ -123,13 +179,14 @@ def _run_on_items(query: str, dsn: str) -> tuple[list[str], list[list[int]]] | s
             cursor.executemany("INSERT INTO items VALUES (%s, %s)", list(enumerate(items.astype(np.float32))))
         conn.execute("CREATE INDEX ON items USING hnsw (embedding vector_cosine_ops)")
         conn.execute("ANALYZE items")
-        conn.execute("SET enable_seqscan = off")     # the planner takes the index whenever the query lets it
+        conn.execute("SET enable_seqscan = off")     # a sequential scan looks costly: the index wins if it fits
         try:
             nodes = plan_nodes(conn, query, {"query": questions[0].astype(np.float32)})
             found = [[row[0] for row in conn.execute(query, {"query": q.astype(np.float32)}).fetchall()]
                      for q in questions]
-        except (psycopg.Error, KeyError) as err:     # KeyError: a %(name)s placeholder other than %(query)s
-            return f"PostgreSQL could not run the query ({type(err).__name__}: {err}); select id FROM items"
+        except psycopg.Error as err:
+            said = err.diag.message_primary or str(err).strip().splitlines()[0]      # one line, no caret
+            return f"PostgreSQL could not run the query: {said}"
     return nodes, found
 
 
@@ -138,22 +195,29 @@ def _index_query_problem(query: object, dsn: str) -> str | None:
         raise TypeError(f"write the query as a string of SQL, got {type(query).__name__}")
     if "%(query)s" not in query:
         raise ValueError("the query must compare with the question vector, written %(query)s")
+    others = sorted(set(re.findall(r"%\((\w*)\)s", query)) - {"query"})
+    if others or re.search(r"%[sbt]", query):
+        return lines(f"the query has a placeholder {', '.join(f'%({name})s' for name in others) or '%s'} "
+                     "that the check does not fill: write only %(query)s")
     stopped = server_problem(dsn)
     if stopped:
         return stopped
     ran = _run_on_items(query, dsn)
     if isinstance(ran, str):
-        return ran
+        return lines(ran)
     nodes, found = ran
     items, questions = exercise_vectors()
     exact = [[int(i) for i in np.argsort(-(items @ q), kind="stable")[:5]] for q in questions]    # cosine, numpy
     if len(found[0]) > len(exact[0]) and not nodes[0].startswith("Limit"):
         return EVERY_ROW
     if not any(node.startswith("Index Scan using items_embedding_idx") for node in nodes):
-        return f"the plan is {' → '.join(nodes)}: the HNSW index is not used, and {SORTS_EVERY_ROW}"
+        hint = OTHER_DISTANCE if "<->" in query else SORTS_EVERY_ROW
+        return lines(f"the plan is {' → '.join(nodes)}: the HNSW index is not used, and {hint}")
+    if not all(isinstance(value, int) for value in found[0]):
+        return lines("the query returns something other than the ids: select id (the five nearest, nearest first)")
     if found != exact:
-        return (f"the index is used, but the first question's five nearest are {exact[0]} and the query returned "
-                f"{found[0][:10]}: return the id, nearest first, five rows")
+        return lines(f"the index is used, but the first question's five nearest are {exact[0]} and the query "
+                     f"returned {found[0][:10]}: return the id, nearest first, five rows")
     return None
 
 
