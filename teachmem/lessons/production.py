@@ -6,7 +6,6 @@ Taught in notebooks/10_from_laptop_to_production.ipynb.
 from __future__ import annotations
 
 import re
-import textwrap
 from collections.abc import Iterator
 from contextlib import contextmanager
 
@@ -15,7 +14,8 @@ import numpy as np
 from teachmem.core.text import forget_pattern
 from teachmem.lab.postgres import INSTALL_HINT
 from teachmem.lab.state_codec import raw_count
-from teachmem.lessons.common import CheckResult, after_prediction, answer_checker, prediction_problem
+from teachmem.lessons.common import (OUTPUT_WIDTH, CheckResult, after_prediction, answer_checker, prediction_problem,
+                                     wrapped)
 
 try:
     import psycopg
@@ -32,19 +32,8 @@ DIM = 8
 QUERIES = 5
 
 
-STOPPED = "the server is stopped (by the last cell, or a kernel restart):\n  "
+STOPPED = "the server is stopped (by the last cell, or a kernel restart): "
 RERUN = "run the cells from section 1 down to this one again"
-WIDTH = 100        # characters of a line: a JupyterLab output at 1280×720 holds about 105
-
-
-def lines(text: str) -> str:
-    """``text`` on lines of at most ``WIDTH`` characters, the ones after the first indented: a checker's sentence
-    fits a projected cell (its first line leaves room for the "✗ title: " before it)."""
-    first, *rest = textwrap.wrap(" ".join(text.split()), WIDTH - 40)
-    return "\n".join([first, *textwrap.wrap(" ".join(rest), WIDTH, initial_indent="  ", subsequent_indent="  ")]
-                     if rest else [first])
-
-
 def server_problem(dsn: str, rerun: str = RERUN) -> str | None:
     """None when a server answers at ``dsn``; else a plain sentence saying what to run again (``rerun``)."""
     if psycopg is None:
@@ -102,7 +91,7 @@ def check_rls_prediction(prediction: object, dsn: str | None = None) -> CheckRes
     result = answer_checker("prediction")(_rls_problem)(prediction)
     stopped = server_problem(dsn) if dsn is not None else None
     if stopped:
-        print(f"the cell printed nothing: {stopped}")
+        print(wrapped(f"the cell printed nothing: {stopped}"))
     return result
 
 
@@ -138,7 +127,7 @@ def exercise_vectors() -> tuple[np.ndarray, np.ndarray]:
     return [v / np.linalg.norm(v, axis=1, keepdims=True) for v in (items, questions)]  # type: ignore[return-value]
 
 
-def plan_shape(lines: list[str], width: int | None = WIDTH) -> str:
+def plan_shape(lines: list[str], width: int | None = OUTPUT_WIDTH) -> str:
     """A plan's shape: its operations (and the conditions an index or a filter applies), not the details
     (sort keys, window clauses) whose long expressions hide the shape. A condition longer than ``width``
     characters goes on to a second line at its last `` AND `` that fits (None: never)."""
@@ -197,14 +186,14 @@ def _index_query_problem(query: object, dsn: str) -> str | None:
         raise ValueError("the query must compare with the question vector, written %(query)s")
     others = sorted(set(re.findall(r"%\((\w*)\)s", query)) - {"query"})
     if others or re.search(r"%[sbt]", query):
-        return lines(f"the query has a placeholder {', '.join(f'%({name})s' for name in others) or '%s'} "
+        return (f"the query has a placeholder {', '.join(f'%({name})s' for name in others) or '%s'} "
                      "that the check does not fill: write only %(query)s")
     stopped = server_problem(dsn)
     if stopped:
         return stopped
     ran = _run_on_items(query, dsn)
     if isinstance(ran, str):
-        return lines(ran)
+        return (ran)
     nodes, found = ran
     items, questions = exercise_vectors()
     exact = [[int(i) for i in np.argsort(-(items @ q), kind="stable")[:5]] for q in questions]    # cosine, numpy
@@ -212,11 +201,11 @@ def _index_query_problem(query: object, dsn: str) -> str | None:
         return EVERY_ROW
     if not any(node.startswith("Index Scan using items_embedding_idx") for node in nodes):
         hint = OTHER_DISTANCE if "<->" in query else SORTS_EVERY_ROW
-        return lines(f"the plan is {' → '.join(nodes)}: the HNSW index is not used, and {hint}")
+        return (f"the plan is {' → '.join(nodes)}: the HNSW index is not used, and {hint}")
     if not all(isinstance(value, int) for value in found[0]):
-        return lines("the query returns something other than the ids: select id (the five nearest, nearest first)")
+        return ("the query returns something other than the ids: select id (the five nearest, nearest first)")
     if found != exact:
-        return lines(f"the index is used, but the first question's five nearest are {exact[0]} and the query "
+        return (f"the index is used, but the first question's five nearest are {exact[0]} and the query "
                      f"returned {found[0][:10]}: return the id, nearest first, five rows")
     return None
 
