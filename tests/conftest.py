@@ -1,5 +1,7 @@
 """Shared test helpers."""
+import contextlib
 import importlib.util
+import io
 import re
 import sqlite3
 import tempfile
@@ -38,6 +40,14 @@ def scenario():
 
 def _stub(*args):
     raise NotImplementedError
+
+
+def run_cell(source: str, namespace: dict) -> str:
+    """Run a notebook cell's ``source`` in ``namespace``, as a kernel would; what it printed."""
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        exec(compile(source, "<cell>", "exec"), namespace)
+    return out.getvalue()
 
 
 def unwrapped(out: str) -> str:

@@ -1,14 +1,12 @@
 """Every exercise of notebook 11 is honest: the worked solution passes its checker, a plausible wrong
 answer fails it, and an answer read off teachmem's own defaults or trace fails it too."""
-import contextlib
-import io
 import json
 import re
 from pathlib import Path
 
 import matplotlib
 
-from conftest import load_solutions, verdicts
+from conftest import load_solutions, run_cell, verdicts
 from teachmem import MemoryAgent
 from teachmem.lessons import agent as lesson
 
@@ -82,20 +80,13 @@ def test_the_notebook_links_its_solutions_and_the_next_notebook():
 
 
 # ---------------------------------------------------------- cells a learner runs twice
-def _run_cell(source, namespace):
-    out = io.StringIO()
-    with contextlib.redirect_stdout(out):
-        exec(compile(source, "<cell>", "exec"), namespace)
-    return out.getvalue()
-
-
 def _namespace_up_to(cells, last):
     """Every code cell before ``last`` run once, in order, as Run All would."""
     matplotlib.use("Agg")
     namespace: dict = {}
     for cell in cells[:last]:
         if cell["cell_type"] == "code":
-            _run_cell("".join(cell["source"]), namespace)
+            run_cell("".join(cell["source"]), namespace)
     return namespace
 
 
@@ -105,9 +96,9 @@ def test_the_jsonb_step_gives_the_same_answer_when_run_twice():
     cells, sources = _notebook_cells()
     at = next(i for i, s in enumerate(sources) if "What did we say about JSONB?" in s)
     namespace = _namespace_up_to(cells, at)
-    first = _run_cell(sources[at], namespace)
+    first = run_cell(sources[at], namespace)
     assert "conversation_search({'query': 'jsonb'})" in first
-    assert _run_cell(sources[at], namespace) == first
+    assert run_cell(sources[at], namespace) == first
 
 
 def test_11_2_keeps_every_line_up_to_payments(capsys):

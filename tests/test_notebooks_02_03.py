@@ -1,15 +1,13 @@
 """Notebooks 02 and 03 as a learner and an instructor meet them: checkers that cannot be fooled by an
 answer in the wrong order or about this chat's words, cells that run again, figures and lines that fit
 a projected 1280-pixel screen, and prose whose figures the notebook prints."""
-import contextlib
-import io
 import json
 import re
 
 import matplotlib
 import pytest
 
-from conftest import ROOT, load_solutions, unwrapped
+from conftest import ROOT, load_solutions, run_cell, unwrapped
 from teachmem.lab.replay import window_membership
 from teachmem.lessons import window
 from teachmem.lessons.window import window_view
@@ -24,13 +22,6 @@ WIDEST_LINE = 104      # monospace characters an output line shows at 1280x720 w
 
 def code_cells(path):
     return {c["id"]: "".join(c["source"]) for c in json.loads(path.read_text())["cells"] if c["cell_type"] == "code"}
-
-
-def run(source, namespace):
-    out = io.StringIO()
-    with contextlib.redirect_stdout(out):
-        exec(compile(source, "<cell>", "exec"), namespace)
-    return out.getvalue()
 
 
 def pins_by_score(importance, recent_k, important_k):
@@ -74,15 +65,15 @@ def test_every_code_cell_runs_twice_in_a_row(path, monkeypatch):
     monkeypatch.chdir(ROOT / "notebooks")
     namespace: dict = {}
     for cid, source in code_cells(path).items():
-        first = run(source, namespace)
-        assert run(source, namespace) == first, cid
+        first = run_cell(source, namespace)
+        assert run_cell(source, namespace) == first, cid
 
 
 def test_the_pasted_log_cell_runs_again_after_the_rest():
     cells, namespace = code_cells(NB02), {}
     for source in cells.values():
-        run(source, namespace)
-    assert "kept turns: [0, 30] | tokens used: 300" in run(cells["1861f3c6"], namespace)
+        run_cell(source, namespace)
+    assert "kept turns: [0, 30] | tokens used: 300" in run_cell(cells["1861f3c6"], namespace)
 
 
 def test_the_window_figure_text_is_at_least_9_points(scenario):

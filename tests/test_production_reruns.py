@@ -2,8 +2,6 @@
 print the same, and the exercises still work after Run All."""
 from __future__ import annotations
 
-import contextlib
-import io
 import json
 import os
 import tempfile
@@ -11,6 +9,8 @@ from pathlib import Path
 
 import psycopg
 import pytest
+
+from conftest import run_cell
 
 from teachmem.lab.postgres import ENV_DSN, read_replica
 
@@ -54,13 +54,6 @@ def test_a_replica_started_twice_in_one_folder_leaves_no_server_running(pg_serve
 def code_cells() -> list[tuple[str, str]]:
     cells = json.loads(NOTEBOOK.read_text())["cells"]
     return [(c["id"], "".join(c["source"])) for c in cells if c["cell_type"] == "code"]
-
-
-def run_cell(source: str, scope: dict) -> str:
-    out = io.StringIO()
-    with contextlib.redirect_stdout(out):
-        exec(compile(source, "<cell>", "exec"), scope)
-    return out.getvalue()
 
 
 CLEANUP = "finished = True"       # the learner's own switch in the last cell
