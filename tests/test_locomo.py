@@ -7,7 +7,7 @@ import matplotlib.figure
 import pytest
 
 from teachmem import LOCOMO_SAMPLE, SemanticMemoryStore, evidence_recall, load_locomo
-from teachmem.lab.locomo import LocomoError, recall_at_k, store_retriever
+from teachmem.lab.locomo import LocomoError, category_label, recall_at_k, store_retriever
 from teachmem.lessons.locomo import plot_recall_at_k
 
 from conftest import ROOT
@@ -197,10 +197,10 @@ def test_cli_prints_recall_at_10_overall_and_per_category():
     assert done.returncode == 0, done.stderr
     report = evidence_recall(load_locomo(), (10,))
     lines = done.stdout.splitlines()
-    assert "questions   n recall@10" in lines
+    assert "questions      n recall@10" in lines
     assert lines[-1].split() == ["all", "28", f"{report.recall()[10]:.3f}"]
     for c in report.categories:
-        assert any(line.split()[:2] == ["category", str(c)] and line.split()[-1] == f"{report.recall(c)[10]:.3f}"
+        assert any(line.startswith(category_label(c) + " ") and line.split()[-1] == f"{report.recall(c)[10]:.3f}"
                    for line in lines)
     assert "2 without evidence" in done.stdout and "3 malformed" in done.stdout
 

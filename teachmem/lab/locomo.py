@@ -60,6 +60,22 @@ class LocomoError(ValueError):
     """A LoCoMo file is malformed; the message names the file and the field."""
 
 
+#: LoCoMo's question categories by the number its file gives them (Maharana et al. 2024): 1 needs two turns or
+#: more, 2 asks when, 3 needs knowledge from outside the conversation, 4 is answered by one turn, 5 has a false
+#: premise (what it asks never happened, so the answer says so).
+CATEGORY_NAMES = {1: "multi-hop", 2: "temporal", 3: "open-domain", 4: "single-hop", 5: "adversarial"}
+
+
+def category_label(category: object) -> str:
+    """A category as a table shows it: its number and name, or ``category X`` for one LoCoMo does not name.
+
+    >>> category_label(4), category_label("other")
+    ('4 single-hop', 'category other')
+    """
+    name = CATEGORY_NAMES.get(category) if isinstance(category, int) and not isinstance(category, bool) else None
+    return f"{category} {name}" if name else f"category {category}"
+
+
 @dataclass(frozen=True)
 class LocomoTurn:
     dia_id: str
@@ -231,7 +247,7 @@ class RecallReport:
     def table(self) -> str:
         """recall@k per category and overall, as plain text (macro mean over questions)."""
         header = ["questions", "n"] + [f"recall@{k}" for k in self.ks]
-        rows = [[f"category {c}", sum(1 for q in self.per_question if q[2] == c)] + list(self.recall(c).values())
+        rows = [[category_label(c), sum(1 for q in self.per_question if q[2] == c)] + list(self.recall(c).values())
                 for c in self.categories]
         rows.append(["all", self.scored] + list(self.recall().values()))
         return text_table(header, rows, digits=3)

@@ -27,7 +27,7 @@ from typing import Any, Callable, Sequence
 
 from teachmem.core.clock import ManualClock
 from teachmem.core.tokens import TokenCounter, estimate_tokens
-from teachmem.lab.locomo import LocomoConversation, LocomoError, recall_at_k, require_ks
+from teachmem.lab.locomo import LocomoConversation, LocomoError, category_label, recall_at_k, require_ks
 from teachmem.lab.scoreboard import text_table
 from teachmem.memory.semantic import SemanticMemoryStore
 
@@ -137,7 +137,7 @@ class FedReport:
 
     def table(self) -> str:
         categories = sorted({c for _, c, _ in self.per_question}, key=lambda c: (type(c).__name__, c))
-        rows = [[f"category {c}", sum(1 for q in self.per_question if q[1] == c)]
+        rows = [[category_label(c), sum(1 for q in self.per_question if q[1] == c)]
                 + [self.recall(m, c) for m in self.measures] for c in categories]
         rows.append(["all", len(self.per_question)] + [self.recall(m) for m in self.measures])
         return text_table(["questions", "n", *self.measures], rows, digits=3)

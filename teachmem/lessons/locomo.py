@@ -11,28 +11,12 @@ from collections.abc import Callable, Mapping, Sequence
 from matplotlib.figure import Figure
 
 from teachmem.core.tokens import estimate_tokens
-from teachmem.lab.locomo import (LOCOMO_SAMPLE, LONG_CONVERSATIONS, LocomoConversation, RecallReport, evidence_recall,
-                                 load_locomo)
+from teachmem.lab.locomo import (CATEGORY_NAMES as CATEGORY_NAMES, LOCOMO_SAMPLE, LONG_CONVERSATIONS, LocomoConversation,
+                                 RecallReport, category_label as category_label, evidence_recall, load_locomo)
 from teachmem.lab.longterm import FedReport
 from teachmem.lab.scoreboard import text_table
 from teachmem.lessons.common import (OKABE_ITO, after_prediction as after_prediction, answer_checker, figure,
                                      prediction_problem, short, wrapped as wrapped)
-
-#: LoCoMo's question categories by the number its file gives them (Maharana et al. 2024): 1 needs two turns or
-#: more, 2 asks when, 3 needs knowledge from outside the conversation, 4 is answered by one turn, 5 has a false
-#: premise (what it asks never happened, so the answer says so).
-CATEGORY_NAMES = {1: "multi-hop", 2: "temporal", 3: "open-domain", 4: "single-hop", 5: "adversarial"}
-
-
-def category_label(category: object) -> str:
-    """A category as a table shows it: its number and name, or ``category X`` for one LoCoMo does not name.
-
-    >>> category_label(4), category_label("other")
-    ('4 single-hop', 'category other')
-    """
-    name = CATEGORY_NAMES.get(category) if isinstance(category, int) and not isinstance(category, bool) else None
-    return f"{category} {name}" if name else f"category {category}"
-
 
 def _scored(report: RecallReport | FedReport) -> list[tuple[object, dict[str, float]]]:
     """Each scored question's category and figures, whether ``evidence_recall`` or ``fed_recall`` made the report."""
