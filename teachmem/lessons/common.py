@@ -17,11 +17,15 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import importlib
+import inspect
 import io
 import math
+import pkgutil
 import textwrap
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
+from pathlib import Path
 from types import ModuleType
 from typing import Any
 
@@ -31,7 +35,10 @@ import matplotlib.pyplot as plt
 from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 
+import teachmem.memory as memory_package
 from teachmem.lab.scenarios import Fact
+
+PACKAGE_ROOT = Path(memory_package.__file__).resolve().parent.parent
 
 # A learner at 1280×720 with the file browser open sees about 105 characters of an output line;
 # JupyterLab breaks a longer one anywhere, mid-word. What the lessons print is wrapped to this width.
@@ -188,6 +195,98 @@ def forbidding(*targets: tuple[Any, str]) -> Iterator[None]:
     finally:
         for owner, name, original in saved:
             setattr(owner, name, original)
+
+
+# ---------------------------------------------------------------- the learner's own strategy class
+def strategy_classes() -> list[type]:
+    """Every memory strategy teachmem defines: each class of ``teachmem.memory`` with a ``kind``."""
+    found = []
+    for info in pkgutil.iter_modules(memory_package.__path__):
+        module = importlib.import_module(f"{memory_package.__name__}.{info.name}")
+        defined = [c for c in vars(module).values() if isinstance(c, type)]
+        found += [c for c in defined if c.__module__ == module.__name__ and "kind" in vars(c)]
+    return sorted(found, key=lambda c: c.__qualname__)
+
+
+def library_base(cls: type) -> type | None:
+    """The first class ``cls`` inherits from that teachmem defines, or None."""
+    inherited = cls.__mro__[1:]
+    return next((c for c in inherited if c.__module__.split(".")[0] == "teachmem"), None)
+
+
+@contextmanager
+def own_code() -> Iterator[None]:
+    """Inside the block, making or using any teachmem strategy raises ``DoneByTeachmem``.
+
+    A class checker works out the library's answers first, then runs the learner's class inside
+    this block: a class that wraps a ``SlidingWindowMemory`` (or calls its methods) fails.
+    """
+    verbs = ("__init__", "add", "context")
+    targets = [(c, verb) for c in strategy_classes() for verb in verbs if verb in vars(c)]
+    with forbidding(*targets):
+        yield
+
+
+def run_class_check(title: str, body: Callable[[type], str | None], candidate: Any) -> CheckResult:
+    """``run_check`` for a class the learner wrote: it must be a class of their own."""
+    if not isinstance(candidate, type):
+        return report(False, f"✗ {title}: expected a class, got {type(candidate).__name__}")
+    base = library_base(candidate)
+    if base is not None:
+        return report(False, f"✗ {title}: your class inherits teachmem's {base.__name__}: "
+                             "write the steps yourself.")
+    return run_check(title, body, candidate)
+
+
+def class_checker(title: str) -> Callable[[Callable[[type], str | None]], Callable[[Any], CheckResult]]:
+    """Turn ``body(cls) -> None | str`` into a printing checker of the learner's class.
+
+    The body builds the library's strategy and the learner's class on the same conversation,
+    running the learner's code inside ``own_code()``, and returns the first difference as one
+    sentence, or None.
+    """
+    def wrap(body: Callable[[type], str | None]) -> Callable[[Any], CheckResult]:
+        @functools.wraps(body)
+        def run(candidate: Any) -> CheckResult:
+            return run_class_check(title, body, candidate)
+        return run
+    return wrap
+
+
+def first_context_difference(case: str, got: list[dict], want: list[dict]) -> str | None:
+    """None if two ``context()`` answers are the same messages, else one sentence naming the first
+    message that differs (or the one missing or extra), cut to fit one line."""
+    if got == want:
+        return None
+    for index, (mine, theirs) in enumerate(zip(got, want)):
+        if mine != theirs:
+            return (f"{case}, message {index + 1} should be {short(_said(theirs), 45)!r}, "
+                    f"yours is {short(_said(mine), 45)!r}")
+    if len(got) < len(want):
+        return f"{case}, your context() stops after {len(got)} messages; it should also send " \
+               f"{short(_said(want[len(got)]), 45)!r}"
+    return f"{case}, your context() sends {len(got) - len(want)} message(s) too many, " \
+           f"starting with {short(_said(got[len(want)]), 45)!r}"
+
+
+def _said(message: Any) -> str:
+    if isinstance(message, dict) and "role" in message:
+        return f"{message['role']}: {message.get('content', '')}"
+    return repr(message)
+
+
+def show_source(*symbols: Any) -> None:
+    """Print the library's own code for each symbol (a class, function or method), under the
+    name of the file it is in: what a notebook shows after the learner has written theirs.
+
+    By named symbol, never by line numbers, so an edit elsewhere in the file changes nothing here.
+    """
+    for symbol in symbols:
+        path = Path(inspect.getsourcefile(symbol) or "?")
+        where = path.relative_to(PACKAGE_ROOT.parent) if path.is_relative_to(PACKAGE_ROOT) else path
+        print(f"# {where} · {symbol.__qualname__}")
+        print(textwrap.dedent(inspect.getsource(symbol)).rstrip())
+        print()
 
 
 def differs(case: str, got: Any, want: Any) -> str | None:
