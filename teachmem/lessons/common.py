@@ -258,7 +258,7 @@ def first_context_difference(case: str, got: list[dict], want: list[dict]) -> st
     message that differs (or the one missing or extra), cut to fit one line."""
     if got == want:
         return None
-    for index, (mine, theirs) in enumerate(zip(got, want)):
+    for index, (mine, theirs) in enumerate(zip(got, want, strict=False)):
         if mine != theirs:
             return (f"{case}, message {index + 1} should be {short(_said(theirs), 45)!r}, "
                     f"yours is {short(_said(mine), 45)!r}")
