@@ -83,7 +83,7 @@ def report(passed: bool, message: str) -> CheckResult:
     return CheckResult(passed, message)
 
 
-def run_check(title: str, body: Callable[[Callable], str | None], candidate: Any) -> CheckResult:
+def run_check(title: str, body: Callable[[Any], str | None], candidate: Any) -> CheckResult:
     """Run ``body(candidate)`` and report: ✓ when it returns None, ✗ with its sentence, ○ for a stub."""
     if not callable(candidate):
         return report(False, f"✗ {title}: expected a function, got {type(candidate).__name__}")
