@@ -15,7 +15,8 @@ from datetime import datetime
 from teachmem.core.change import Change
 from teachmem.core.tokens import TOKENS_PER_WORD, TokenCounter, words_estimator
 from teachmem.core.validate import require_callable, require_positive_int
-from teachmem.memory.message import Message, erase_messages, message_records, next_message, position, restore_messages
+from teachmem.memory.message import (Message, erase_messages, message_records, next_message,
+                                     position, restore_messages)
 
 
 class ConversationBuffer:
@@ -46,20 +47,21 @@ class ConversationBuffer:
         Returns what changed: one ADD, the new message under its id.
         """
         after = self.messages[-1].turn if self.messages else None
-        message = next_message(role, content, turn, timestamp, after=after, number=self.arrived + 1)
+        number = self.arrived + 1
+        message = next_message(role, content, turn, timestamp, after=after, number=number)
         tokens = self.count_tokens(content)
         self.messages.append(message)
         self._tokens.append(tokens)
         self.arrived += 1
         return [Change("ADD", str(message.id), message.text, reason="new message")]
 
-    def get_messages(self) -> list[dict]:
-        """Every message, oldest first, as the chat API wants them."""
+    def context(self, query: str | None = None) -> list[dict]:
+        """Every message, oldest first, as the chat API wants them: the query is ignored."""
         return [m.as_dict() for m in self.messages]
 
-    def context(self, query: str | None = None) -> list[dict]:
-        """The buffer ignores the query: it always sends everything."""
-        return self.get_messages()
+    def get_messages(self) -> list[dict]:
+        """The same as ``context()``: every message, oldest first."""
+        return self.context()
 
     def token_count(self) -> int:
         """Tokens the next request will spend on history alone."""
@@ -67,10 +69,12 @@ class ConversationBuffer:
 
     def is_near_limit(self, threshold: float = 0.85) -> bool:
         """True once the history fills more than ``threshold`` of the window."""
-        if isinstance(threshold, bool) or not isinstance(threshold, (int, float)) or not 0 < threshold <= 1:
+        is_number = isinstance(threshold, (int, float)) and not isinstance(threshold, bool)
+        if not is_number or not 0 < threshold <= 1:
             raise ValueError(f"threshold must be a number in (0, 1], got {threshold!r}")
         return self.token_count() > self.max_tokens * threshold
 
+    # ---- Going further (09: forgetting, retention, provenance and saving) ----
     def erase(self, pattern: re.Pattern) -> list[Change]:
         """Redact what ``pattern`` matches in every message (``teachmem.forget`` calls this)."""
         self.messages, changes = erase_messages(self.messages, pattern)
@@ -89,11 +93,14 @@ class ConversationBuffer:
         return message_records(self.messages)
 
     def to_state(self) -> dict:
+        """Settings and messages, as JSON-ready data (not the token counter)."""
         return {"max_tokens": self.max_tokens, "tokens_per_word": self.tokens_per_word,
                 "messages": [m.to_state() for m in self.messages], "arrived": self.arrived}
 
     @classmethod
-    def from_state(cls, state: dict, *, token_counter: TokenCounter | None = None) -> "ConversationBuffer":
+    def from_state(cls, state: dict, *,
+                   token_counter: TokenCounter | None = None) -> "ConversationBuffer":
+        """A buffer as ``to_state`` saved it; its tokens are counted again."""
         buffer = cls(state["max_tokens"], state["tokens_per_word"], token_counter=token_counter)
         buffer.messages = restore_messages(state["messages"])
         buffer._tokens = [buffer.count_tokens(m.content) for m in buffer.messages]

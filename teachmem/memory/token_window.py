@@ -1,8 +1,8 @@
 """Token-budget window: keep as many recent messages as fit in a token budget.
 
-One pasted stack trace can weigh more than twenty short replies, so this window counts tokens. It
-keeps room for the reply, keeps system messages always, drops the oldest others until the rest
-fit, and cuts a message too large on its own, with a visible marker, rather than dropping it.
+One pasted stack trace can weigh more than twenty short replies, so this window counts tokens.
+It keeps room for the reply, keeps system messages always, drops the oldest others until the
+rest fit, and cuts a message too large on its own, with a visible marker, rather than dropping it.
 
 Taught in notebooks/02_sliding_window.ipynb.
 """
@@ -15,7 +15,8 @@ from datetime import datetime
 from teachmem.core.change import Change
 from teachmem.core.tokens import TokenCounter, estimate_tokens
 from teachmem.core.validate import require_callable, require_int_at_least, require_positive_int
-from teachmem.memory.message import Message, erase_messages, message_records, next_message, position, restore_messages
+from teachmem.memory.message import (Message, erase_messages, message_records, next_message,
+                                     position, restore_messages)
 
 # A truncated message keeps at least a few words and its marker.
 MIN_ROOM = 16
@@ -24,6 +25,8 @@ MIN_ROOM = 16
 def truncate_to_tokens(text: str, max_tokens: int, counter: TokenCounter = estimate_tokens) -> str:
     """``text`` cut to fit ``max_tokens`` with a visible marker: the head is kept (it says what the
     message is about) and ``[… truncated N tokens]`` tells the model something is missing.
+
+    ``TokenBudgetWindow.add`` calls this for a message too large to fit on its own.
 
     >>> truncate_to_tokens("one two three four five six seven eight nine ten", 8)
     'one two [… truncated 11 tokens]'
@@ -36,7 +39,9 @@ def truncate_to_tokens(text: str, max_tokens: int, counter: TokenCounter = estim
     words = text.split()
 
     def candidate(n_words: int) -> str:
-        return " ".join(words[:n_words] + [f"[… truncated {total - counter(' '.join(words[:n_words]))} tokens]"])
+        head = words[:n_words]
+        marker = f"[… truncated {total - counter(' '.join(head))} tokens]"
+        return " ".join(head + [marker])
 
     if counter(candidate(0)) > max_tokens:
         raise ValueError(f"max_tokens must leave room for the truncation marker "
@@ -82,18 +87,14 @@ class TokenBudgetWindow:
         """Tokens available for messages: the budget minus the reply's reserve."""
         return self.max_tokens - self.reserve_tokens
 
-    def estimated_tokens(self) -> int:
-        return sum(self.tokens)
-
-    def remaining_capacity(self) -> int:
-        return self.capacity - self.estimated_tokens()
-
     def add(self, role: str, content: str, *, turn: int | None = None,
             timestamp: datetime | None = None) -> list[Change]:
         """Add a message; returns its ADD, an UPDATE if it had to be cut to fit,
         and a DELETE for each older message pushed over the token budget."""
-        message = next_message(role, content, turn, timestamp, after=self.last_turn, number=self.arrived + 1)
-        pinned = sum(t for m, t in zip(self.messages, self.tokens, strict=True) if m.role == "system")
+        number = self.arrived + 1
+        message = next_message(role, content, turn, timestamp, after=self.last_turn, number=number)
+        sizes = zip(self.messages, self.tokens, strict=True)
+        pinned = sum(tokens for kept, tokens in sizes if kept.role == "system")
         room = self.capacity - pinned   # the most any one new message may use
         needed = self.count_tokens(content)
         if role == "system" and needed > room:
@@ -103,7 +104,8 @@ class TokenBudgetWindow:
             raise ValueError(f"system messages leave only {room} tokens for the conversation")
         changes = [Change("ADD", str(message.id), message.text, reason="new message")]
         if needed > room:
-            whole, message = message, replace(message, content=truncate_to_tokens(content, room, self.count_tokens))
+            whole = message
+            message = replace(message, content=truncate_to_tokens(content, room, self.count_tokens))
             changes.append(Change("UPDATE", str(message.id), message.text, previous=whole.text,
                                   reason=f"cut to fit the token budget ({room} tokens)"))
         self.messages.append(message)
@@ -120,15 +122,27 @@ class TokenBudgetWindow:
             gone = self.messages.pop(oldest)
             self.dropped_turns.append(gone.turn)
             self.tokens.pop(oldest)
-            changes.append(Change("DELETE", str(gone.id), gone.text, reason="over the token budget"))
+            dropped = Change("DELETE", str(gone.id), gone.text, reason="over the token budget")
+            changes.append(dropped)
         return changes
 
-    def window_turns(self) -> list[int]:
-        return [m.turn for m in self.messages]
-
     def context(self, query: str | None = None) -> list[dict]:
+        """The messages in the window, oldest first: the query is ignored."""
         return [m.as_dict() for m in self.messages]
 
+    def window_turns(self) -> list[int]:
+        """The turn numbers still in the window, for timelines and tests."""
+        return [m.turn for m in self.messages]
+
+    def estimated_tokens(self) -> int:
+        """Tokens the messages in the window weigh now."""
+        return sum(self.tokens)
+
+    def remaining_capacity(self) -> int:
+        """Tokens still free before the oldest message has to go."""
+        return self.capacity - self.estimated_tokens()
+
+    # ---- Going further (09: forgetting, retention, provenance and saving) ----
     def erase(self, pattern: re.Pattern) -> list[Change]:
         """Redact what ``pattern`` matches in every message (``teachmem.forget`` calls this)."""
         self.messages, changes = erase_messages(self.messages, pattern)
@@ -147,12 +161,16 @@ class TokenBudgetWindow:
         return message_records(self.messages)
 
     def to_state(self) -> dict:
+        """Settings, messages and what fell out, as JSON-ready data (not the token counter)."""
         return {"max_tokens": self.max_tokens, "reserve_tokens": self.reserve_tokens,
                 "messages": [m.to_state() for m in self.messages], "tokens": list(self.tokens),
-                "last_turn": self.last_turn, "dropped_turns": list(self.dropped_turns), "arrived": self.arrived}
+                "last_turn": self.last_turn, "dropped_turns": list(self.dropped_turns),
+                "arrived": self.arrived}
 
     @classmethod
-    def from_state(cls, state: dict, *, token_counter: TokenCounter = estimate_tokens) -> "TokenBudgetWindow":
+    def from_state(cls, state: dict, *,
+                   token_counter: TokenCounter = estimate_tokens) -> "TokenBudgetWindow":
+        """A window as ``to_state`` saved it."""
         window = cls(state["max_tokens"], state["reserve_tokens"], token_counter=token_counter)
         window.messages = restore_messages(state["messages"])
         window.tokens = list(state["tokens"])
@@ -160,3 +178,4 @@ class TokenBudgetWindow:
         window.dropped_turns = list(state["dropped_turns"])
         window.arrived = state.get("arrived", len(window.messages))
         return window
+

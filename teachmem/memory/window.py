@@ -21,7 +21,8 @@ from typing import Callable
 from teachmem.core.change import Change
 from teachmem.core.validate import require_callable, require_int_at_least, require_positive_int
 from teachmem.llm import importance_rules
-from teachmem.memory.message import Message, erase_messages, message_records, next_message, position, restore_messages
+from teachmem.memory.message import (Message, erase_messages, message_records, next_message,
+                                     position, restore_messages)
 
 ASSISTANT_WEIGHT = 0.5
 
@@ -52,16 +53,20 @@ class SlidingWindowMemory:
         timeline), but it is no longer sent: for the model it is gone.
         """
         after = self.all_messages[-1].turn if self.all_messages else None
-        message = next_message(role, content, turn, timestamp, after=after, number=self.arrived + 1)
-        score = self.scorer(content) * (ASSISTANT_WEIGHT if role == "assistant" else 1.0)
+        number = self.arrived + 1
+        message = next_message(role, content, turn, timestamp, after=after, number=number)
+        weight = ASSISTANT_WEIGHT if role == "assistant" else 1.0
+        score = self.scorer(content) * weight
         before = self.window_indices()
         self.importance.append(score)
         self.all_messages.append(message)
         self.arrived += 1
-        left = sorted(set(before) - set(self.window_indices()))
-        return [Change("ADD", str(message.id), message.text, reason="new message")] + [
-            Change("DELETE", str(self.all_messages[i].id), self.all_messages[i].text, reason="fell out of the window")
-            for i in left]
+        changes = [Change("ADD", str(message.id), message.text, reason="new message")]
+        for i in sorted(set(before) - set(self.window_indices())):
+            gone = self.all_messages[i]
+            dropped = Change("DELETE", str(gone.id), gone.text, reason="fell out of the window")
+            changes.append(dropped)
+        return changes
 
     def window_indices(self) -> list[int]:
         """Positions (in ``all_messages``) of the messages in the window, oldest first."""
@@ -74,17 +79,19 @@ class SlidingWindowMemory:
         pinned = sorted(older, key=lambda i: -self.importance[i])[:self.important_k]
         return sorted(pinned) + list(range(n - self.recent_k, n))
 
+    def context(self, query: str | None = None) -> list[dict]:
+        """The pinned messages, then the recent ones: the query is ignored."""
+        return [self.all_messages[i].as_dict() for i in self.window_indices()]
+
+    def get_window(self) -> list[dict]:
+        """The same as ``context()``: what the window sends."""
+        return self.context()
+
     def window_turns(self) -> list[int]:
         """The turn numbers that survive, for timelines and tests."""
         return [self.all_messages[i].turn for i in self.window_indices()]
 
-    def get_window(self) -> list[dict]:
-        return [self.all_messages[i].as_dict() for i in self.window_indices()]
-
-    def context(self, query: str | None = None) -> list[dict]:
-        """The window ignores the query: recency and importance decide."""
-        return self.get_window()
-
+    # ---- Going further (09: forgetting, retention, provenance and saving) ----
     def erase(self, pattern: re.Pattern) -> list[Change]:
         """Redact what ``pattern`` matches in every message (``teachmem.forget`` calls this)."""
         self.all_messages, changes = erase_messages(self.all_messages, pattern)
@@ -102,13 +109,16 @@ class SlidingWindowMemory:
         return message_records(self.all_messages)
 
     def to_state(self) -> dict:
+        """Settings, messages and their scores, as JSON-ready data (not the scorer)."""
         # Scores are stored, not recomputed: a custom scorer may not be at hand on load.
         return {"recent_k": self.recent_k, "important_k": self.important_k,
                 "messages": [m.to_state() for m in self.all_messages],
                 "importance": list(self.importance), "arrived": self.arrived}
 
     @classmethod
-    def from_state(cls, state: dict, *, scorer: Callable[[str], float] = importance_rules) -> "SlidingWindowMemory":
+    def from_state(cls, state: dict, *,
+                   scorer: Callable[[str], float] = importance_rules) -> "SlidingWindowMemory":
+        """A window as ``to_state`` saved it, with its stored scores."""
         window = cls(state["recent_k"], state["important_k"], scorer=scorer)
         window.all_messages = restore_messages(state["messages"])
         window.importance = list(state["importance"])
