@@ -14,49 +14,77 @@ from matplotlib.ticker import StrMethodFormatter
 
 from teachmem.lab.scenarios import load_scenario
 from teachmem.lessons.common import (OKABE_ITO, after_prediction as after_prediction, answer_checker, checker,
-                                     differs, explore as explore, figure, first_problem, forbidding)
+                                     class_checker, differs, explore as explore, figure, first_context_difference,
+                                     first_problem, forbidding, own_code, show_source as show_source)
 from teachmem.memory.buffer import ConversationBuffer
-
-# turn_tokens -> the tokens of each request, worked out by hand: request i resends turns 1..i.
-REQUEST_TOKENS = [([], []), ([50], [50]), ([50, 150], [50, 200]), ([10, 0, 7], [10, 10, 17]),
-                  ([50, 250, 250, 250], [50, 300, 550, 800]), ([3, 1, 4, 1, 5, 9], [3, 4, 8, 9, 14, 23])]
 
 # (tokens_per_exchange, max_tokens, system_tokens) -> whole exchanges that fit beside the system prompt.
 EXCHANGES_THAT_FIT = [((200, 4096, 0), 20), ((200, 4096, 500), 17), ((200, 128_000, 500), 637),
                       ((300, 1000, 1200), 0), ((64, 64, 0), 1), ((65, 64, 0), 0), ((100, 1000, 1000), 0),
                       ((250, 8192, 192), 32)]
 
-
-def _running_total_problem(turn_tokens: list[int], got: list) -> str | None:
-    """Request 1 sends turn 1; each later request sends one turn more than the one before."""
-    case = f"turn_tokens={turn_tokens}"
-    if len(got) != len(turn_tokens):
-        return f"for {case} expected one number per turn ({len(turn_tokens)}), got {len(got)}: {got}"
-    for i, tokens in enumerate(turn_tokens):
-        before = got[i - 1] if i else 0
-        if got[i] != before + tokens:
-            return (f"for {case} request {i + 1} should send request {i}'s {before} tokens plus turn {i + 1}'s "
-                    f"{tokens}, got {got[i]}")
-    return None
-
-
 # Inches at 100 dpi: 840 px, the width of a JupyterLab output at 1280×720 with the file browser open, so
 # the figure is shown at its own size and its 10-point labels are not scaled down below 9 points.
 PLOT_WIDTH = 8.4
 # While a learner's answer runs, the buffer's own counting is off limits: it already does the job.
 BUFFER_COUNTS = ((ConversationBuffer, "token_count"), (ConversationBuffer, "is_near_limit"))
+# Words the unseen conversations of check_buffer_class are made of (never printed).
+_WORDS = ("the", "garden", "fence", "needs", "paint", "before", "spring", "my", "neighbour", "Ines",
+          "offered", "her", "ladder", "we", "could", "try", "green", "or", "grey", "quote", "came", "to",
+          "420", "euros", "is", "that", "fair", "for", "twelve", "metres", "sounds", "reasonable", "ok")
 # Exercise 1.4: the guard on a 1,024-token window must leave room for three more exchanges.
 GUARD_WINDOW, GUARD_ROOM, GUARD_EARLIEST = 1024, 250, 0.5
 
 
-@checker("request_tokens")
-def check_request_tokens(fn: Callable) -> str | None:
-    """Exercise 1.2: the tokens each request sends when the buffer resends everything."""
-    rng = random.Random(1)
-    longer = [[rng.randint(1, 300) for _ in range(rng.randint(2, 40))] for _ in range(5)]
-    with forbidding(*BUFFER_COUNTS):
-        problem = first_problem(differs(f"turn_tokens={c}", list(fn(list(c))), want) for c, want in REQUEST_TOKENS)
-        return problem or first_problem(_running_total_problem(c, list(fn(list(c)))) for c in longer)
+def _unseen_conversation(seed: int) -> list[tuple[str, str]]:
+    """``(role, content)`` pairs: a system prompt, then users and assistants taking turns, each
+    message 1 to 24 words, so that rounding each message's count differs from rounding the sum."""
+    rng = random.Random(seed)
+    said = [("system", "You are a helpful assistant for home repairs.")]
+    for i in range(rng.randint(12, 20)):
+        role = "user" if i % 2 == 0 else "assistant"
+        said.append((role, " ".join(rng.choices(_WORDS, k=rng.randint(1, 24)))))
+    return said
+
+
+def _buffer_difference(cls: type, seed: int) -> str | None:
+    """The first way ``cls`` differs from ``ConversationBuffer`` on unseen conversation ``seed``."""
+    said = _unseen_conversation(seed)
+    library = ConversationBuffer(max_tokens=10**6)
+    wanted = []
+    for turn, (role, content) in enumerate(said, start=1):
+        library.add(role, content, turn=turn)
+        wanted.append((library.context(), library.token_count()))
+    with own_code():
+        mine = cls()
+        for turn, (role, content) in enumerate(said, start=1):
+            mine.add(role, content, turn=turn)
+            context, tokens = wanted[turn - 1]
+            case = f"unseen conversation {seed}, after message {turn}"
+            sent = mine.context()
+            if not isinstance(sent, list):
+                return f"{case}, context() should return a list of messages, got {type(sent).__name__}"
+            problem = first_context_difference(case, sent, context)
+            if problem:
+                return problem
+            sent.append({"role": "user", "content": "a message the caller added"})
+            if len(mine.context()) != len(context):
+                return (f"{case}, context() hands out your own list: a caller who changes it changes "
+                        "your buffer; return a copy")
+            if mine.token_count() != tokens:
+                return (f"{case}, token_count() should be {tokens}, yours is {mine.token_count()}: "
+                        "int(words × 1.3) for each message, then the sum")
+    return None
+
+
+@class_checker("your buffer")
+def check_buffer_class(cls: type) -> str | None:
+    """Section 1: the learner's buffer sends what ``ConversationBuffer`` sends, and counts the same
+    tokens, after every message of three conversations they have not seen.
+
+    Taught in notebooks/01_conversation_buffer.ipynb.
+    """
+    return first_problem(_buffer_difference(cls, seed) for seed in (1, 2, 3))
 
 
 @checker("exchanges_that_fit")

@@ -16,7 +16,8 @@ from matplotlib.patches import Patch
 from teachmem.lab.replay import feed
 from teachmem.lab.scenarios import Fact, Scenario, fact_in_text, load_scenario
 from teachmem.lessons.common import (OKABE_ITO, after_prediction as after_prediction, answer_checker, checker,
-                                     differs, explore as explore, figure, first_problem, forbidding, mark, short)
+                                     class_checker, differs, explore as explore, figure, first_context_difference,
+                                     first_problem, forbidding, mark, own_code, short, show_source as show_source)
 from teachmem.memory.token_window import MIN_ROOM, TokenBudgetWindow
 from teachmem.memory.window import SlidingWindowMemory
 
@@ -43,14 +44,6 @@ KEPT_AFTER_TRIM = [(([], 10), []), (([5, 5, 5], 15), [0, 1, 2]), (([5, 5, 5], 14
                    (([1, 100, 1, 1], 99), [2, 3])]
 
 
-def _kept_by_sliding_window(importance: list[float], recent_k: int, important_k: int) -> list[int]:
-    """What ``SlidingWindowMemory`` keeps when message i scores ``importance[i]``."""
-    memory = SlidingWindowMemory(recent_k, important_k, scorer=lambda content: importance[int(content)])
-    for i in range(len(importance)):
-        memory.add("user", str(i))
-    return memory.window_indices()
-
-
 def _kept_by_token_window(token_counts: list[int], budget: int) -> list[int]:
     """What ``TokenBudgetWindow`` keeps of messages weighing ``token_counts`` under ``budget``.
 
@@ -68,6 +61,67 @@ def facts_held(memory, scenario: Scenario, fact_ids: tuple[str, ...]) -> dict[st
     """Whether what ``memory`` would send now mentions each fact."""
     text = " ".join(m["content"] for m in memory.context())
     return {fact_id: fact_in_text(scenario.fact(fact_id), text) for fact_id in fact_ids}
+
+
+# What the unseen conversations of check_window_class are made of (never printed): decisions, facts,
+# questions and small talk about planning a trip, and assistant replies that restate decisions.
+_USER_SAYS = ("We'll fly to Lisbon on the 14th, it's cheaper than the 12th.",
+              "ok thanks", "My partner Tomas is vegetarian.", "Should we rent a car?",
+              "Let's book the hotel in Alfama because it's close to the tram.", "haha nice",
+              "I prefer window seats.", "What's the weather like in May?", "sounds good",
+              "The budget is 2000 euros for the whole week.", "Let's skip the day trip to Sintra.",
+              "Do they take cards at the markets?", "I see", "We decided on the late checkout.",
+              "Tomas wants to see a fado show.", "great")
+_ASSISTANT_SAYS = ("Noted: we'll fly on the 14th because it's cheaper.", "Happy to help.",
+                   "Let's book the Alfama hotel, since the tram is close.", "Sure, here are some ideas.",
+                   "We'll keep the budget at 2000 euros.", "Good question.",
+                   "I will look for vegetarian restaurants for Tomas.", "You're welcome!")
+# (recent_k, important_k) for each unseen conversation: pins or none, a window of one, more pins than fit.
+_WINDOW_SIZES = ((3, 2), (4, 3), (2, 0), (1, 4), (5, 1))
+
+
+def _unseen_trip(seed: int) -> list[tuple[str, str]]:
+    """``(role, content)`` pairs, users and assistants taking turns, 10 to 18 messages."""
+    rng = random.Random(seed)
+    return [("user", rng.choice(_USER_SAYS)) if i % 2 == 0 else ("assistant", rng.choice(_ASSISTANT_SAYS))
+            for i in range(rng.randint(10, 18))]
+
+
+def _window_difference(cls: type, seed: int, recent_k: int, important_k: int) -> str | None:
+    """The first way ``cls(recent_k, important_k)`` differs from ``SlidingWindowMemory``."""
+    said = _unseen_trip(seed)
+    library = SlidingWindowMemory(recent_k, important_k)
+    wanted = []
+    for role, content in said:
+        library.add(role, content)
+        wanted.append(library.context())
+    with own_code():
+        mine = cls(recent_k, important_k)
+        for n, (role, content) in enumerate(said, start=1):
+            mine.add(role, content, turn=n)
+            case = f"unseen conversation {seed} (recent_k={recent_k}, important_k={important_k}), message {n}"
+            sent = mine.context()
+            if not isinstance(sent, list):
+                return f"{case}, context() should return a list of messages, got {type(sent).__name__}"
+            want = wanted[n - 1]
+            if sent != want and sorted(map(str, sent)) == sorted(map(str, want)):
+                return (f"{case}, you send the right messages in the wrong order: the pins first, "
+                        "as they were said, then the recent ones")
+            problem = first_context_difference(case, sent, want)
+            if problem:
+                return problem
+    return None
+
+
+@class_checker("your window")
+def check_window_class(cls: type) -> str | None:
+    """Section 2: after every message of five conversations the learner has not seen, their
+    window sends what ``SlidingWindowMemory(recent_k, important_k)`` sends (default scorer).
+
+    Taught in notebooks/02_sliding_window.ipynb.
+    """
+    return first_problem(_window_difference(cls, seed, recent_k, important_k)
+                         for seed, (recent_k, important_k) in enumerate(_WINDOW_SIZES, start=1))
 
 
 @answer_checker("pins_prediction")
@@ -88,20 +142,6 @@ def check_pins_prediction(pins_prediction: set) -> str | None:
         return None
     return (f"you predicted {sorted(pins_prediction)}; three pins keep {sorted(kept)}. The pins go to the three "
             "highest scores among the older messages, and turn 7's pytest is not among them.")
-
-
-@checker("window_positions")
-def check_window_positions(fn: Callable) -> str | None:
-    """Exercise 2.2: which positions a recent + important window keeps (known answer: ``SlidingWindowMemory``)."""
-    rng = random.Random(2)
-    cases = [([0.1] * 4, 3, 2), ([0.5, 0.1, 0.1, 0.4, 0.1, 0.1, 0.1], 3, 2), ([0.9, 0.2, 0.9, 0.1, 0.3], 2, 1),
-             ([0.1, 0.4, 0.9, 0.1, 0.1], 1, 2)]       # the pins come back in conversation order, not by score
-    cases += [([rng.choice([0.1, 0.4, 0.5, 0.75]) for _ in range(rng.randint(5, 30))], rng.randint(1, 6),
-               rng.randint(0, 4)) for _ in range(8)]
-    wants = [_kept_by_sliding_window(imp, r, k) for imp, r, k in cases]
-    with forbidding((SlidingWindowMemory, "window_indices")):
-        return first_problem(differs(f"importance={imp}, recent_k={r}, important_k={k}", list(fn(list(imp), r, k)),
-                                     want) for (imp, r, k), want in zip(cases, wants, strict=True))
 
 
 @checker("kept_after_trim")
