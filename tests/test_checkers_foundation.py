@@ -15,14 +15,8 @@ CASES = [
     (start_here.check_current_facts, s00.current_facts,
      [lambda sc, turn: [f.id for f in sc.facts if f.stated_turn <= turn],            # forgets replacement
       lambda sc, turn: [f.id for f in sc.facts if f.is_current(turn + 1)]]),           # off by one
-    (buffer.check_request_tokens, s01.request_tokens,
-     [lambda tt: list(tt), lambda tt: [sum(tt[:i]) for i in range(len(tt))]]),
     (buffer.check_exchanges_that_fit, s01.exchanges_that_fit,
      [lambda e, m, s: m // e, lambda e, m, s: (m - s) // e]),                         # ignores system / negatives
-    (window.check_window_positions, s02.window_positions,
-     [lambda imp, r, k: list(range(max(0, len(imp) - r), len(imp))),                  # no pinning
-      lambda imp, r, k: sorted(sorted(range(len(imp) - r), key=lambda i: imp[i])[-k:] if k else [])
-      + list(range(len(imp) - r, len(imp))) if len(imp) > r + k else list(range(len(imp)))]),  # ties to newer
     (window.check_kept_after_trim, s02.kept_after_trim,
      [lambda c, b: list(range(len(c))), lambda c, b: [i for i, t in enumerate(c) if t <= b]]),
 ]
@@ -34,9 +28,9 @@ def test_checker_passes_solution_fails_wrong(checker, solution, wrongs, capsys):
 
 
 def test_checker_reports_a_crash_and_a_non_function(capsys):
-    assert not buffer.check_request_tokens(lambda tt: 1 / 0)
+    assert not buffer.check_exchanges_that_fit(lambda e, m, s: 1 / 0)
     assert "ZeroDivisionError" in capsys.readouterr().out
-    assert not buffer.check_request_tokens("request_tokens")
+    assert not buffer.check_exchanges_that_fit("exchanges_that_fit")
     assert "expected a function" in capsys.readouterr().out
 
 

@@ -11,7 +11,7 @@ import re
 
 import pytest
 
-from teachmem import ConversationBuffer, SlidingWindowMemory, TokenBudgetWindow
+from teachmem import ConversationBuffer, TokenBudgetWindow
 from teachmem.llm import importance_rules, rule_triples
 from teachmem.lessons import buffer, start_here, window
 
@@ -41,16 +41,6 @@ def names_by_teachmem(messages):
     return f"Your name is {names[-1]}." if names else "I don't know your name."
 
 
-def request_tokens_by_teachmem(turn_tokens):
-    """A buffer whose messages weigh what their text says, read after every add."""
-    buf = ConversationBuffer(max_tokens=10**9, token_counter=int)
-    sent = []
-    for tokens in turn_tokens:
-        buf.add("user", str(tokens))
-        sent.append(buf.token_count())
-    return sent
-
-
 def exchanges_by_teachmem(tokens_per_exchange, max_tokens, system_tokens):
     """Fills a buffer exchange by exchange while it still fits."""
     buf = ConversationBuffer(max_tokens=max_tokens, token_counter=int)
@@ -60,13 +50,6 @@ def exchanges_by_teachmem(tokens_per_exchange, max_tokens, system_tokens):
         buf.add("user", str(tokens_per_exchange))
         fitted += 1
     return fitted
-
-
-def positions_by_teachmem(importance, recent_k, important_k):
-    memory = SlidingWindowMemory(recent_k, important_k, scorer=lambda content: importance[int(content)])
-    for i in range(len(importance)):
-        memory.add("user", str(i))
-    return memory.window_indices()
 
 
 def trim_by_teachmem(token_counts, budget):
@@ -93,23 +76,14 @@ EXERCISES = {
                           [lambda sc, turn: [f.id for f in sc.facts if f.stated_turn <= turn],      # forgets replacement
                            lambda sc, turn: [f.id for f in sc.facts if f.is_current(turn + 1)]],     # off by one
                           lambda sc, turn: [f.id for f in sc.facts if f.is_current(turn)]),
-    "1.1 doubling prediction": (buffer.check_doubling_prediction, s01.doubling_prediction, [2, 8],
+    "1.2 doubling prediction": (buffer.check_doubling_prediction, s01.doubling_prediction, [2, 8],
                                 ConversationBuffer),
-    "1.2 request tokens": (buffer.check_request_tokens, s01.request_tokens,
-                           [lambda tt: list(tt), lambda tt: [sum(tt[:i]) for i in range(len(tt))]],
-                           request_tokens_by_teachmem),
     "1.3 exchanges that fit": (buffer.check_exchanges_that_fit, s01.exchanges_that_fit,
                                [lambda e, m, s: m // e, lambda e, m, s: (m - s) // e],   # ignores system / negatives
                                exchanges_by_teachmem),
     "1.4 threshold": (buffer.check_threshold, s01.threshold, [0.8, 0.3], DEFAULT_THRESHOLD),
-    "2.1 pins prediction": (window.check_pins_prediction, s02.pins_prediction,
+    "2.2 pins prediction": (window.check_pins_prediction, s02.pins_prediction,
                             [{"tests_pytest", "db_mysql"}, set()], {"tests_pytest": False, "db_mysql": True}),
-    "2.2 window positions": (window.check_window_positions, s02.window_positions,
-                             [lambda imp, r, k: list(range(max(0, len(imp) - r), len(imp))),          # no pinning
-                              lambda imp, r, k: sorted(sorted(range(len(imp) - r), key=lambda i: imp[i])[-k:] if k
-                                                       else []) + list(range(len(imp) - r, len(imp)))
-                              if len(imp) > r + k else list(range(len(imp)))],                          # ties to newer
-                             positions_by_teachmem),
     "2.3 kept after trim": (window.check_kept_after_trim, s02.kept_after_trim,
                             [lambda c, b: list(range(len(c))), lambda c, b: [i for i, t in enumerate(c) if t <= b]],
                             trim_by_teachmem),
@@ -144,16 +118,13 @@ def test_handing_the_job_to_teachmem_fails(exercise, capsys):
 @pytest.mark.parametrize("answer, checker, case", [
     (names_by_teachmem, start_here.check_latest_name_model, ([{"role": "user", "content": "my name is Maya"},
                                                       {"role": "user", "content": "my name is Maia"}],)),
-    (request_tokens_by_teachmem, buffer.check_request_tokens, ([50, 150, 50],)),
     (exchanges_by_teachmem, buffer.check_exchanges_that_fit, (200, 4096, 500)),
-    (positions_by_teachmem, window.check_window_positions, ([0.5, 0.1, 0.1, 0.4, 0.1, 0.1, 0.1], 3, 2)),
     (trim_by_teachmem, window.check_kept_after_trim, ([30, 1, 1], 31)),
 ])
 def test_a_teachmem_answer_is_refused_for_using_teachmem_not_for_being_wrong(answer, checker, case, capsys):
     """Outside the checker these answers are right; inside, the checker names the teachmem code they call."""
-    solution = {start_here.check_latest_name_model: s00.latest_name_model, buffer.check_request_tokens: s01.request_tokens,
+    solution = {start_here.check_latest_name_model: s00.latest_name_model,
                 buffer.check_exchanges_that_fit: s01.exchanges_that_fit,
-                window.check_window_positions: s02.window_positions,
                 window.check_kept_after_trim: s02.kept_after_trim}[checker]
     assert answer(*case) == solution(*case)
     assert not checker(answer)
@@ -198,8 +169,8 @@ def test_the_threshold_check_reports_what_it_saw(capsys):
 
 # ---------------------------------------------------------------- the notebooks themselves
 NOTEBOOKS = {"00_start_here": [start_here.check_latest_name_model, start_here.check_current_facts],
-             "01_conversation_buffer": [buffer.check_request_tokens, buffer.check_exchanges_that_fit],
-             "02_sliding_window": [window.check_window_positions, window.check_kept_after_trim,
+             "01_conversation_buffer": [buffer.check_buffer_class, buffer.check_exchanges_that_fit],
+             "02_sliding_window": [window.check_window_class, window.check_kept_after_trim,
                                    window.check_my_importance]}
 
 
