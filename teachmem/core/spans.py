@@ -13,12 +13,14 @@ __all__ = ["locate"]
 
 
 def locate(fact: str, text: str) -> tuple[int, int] | None:
-    """``(start, end)`` of ``fact``'s words in ``text``, in order, each found by its stem; None if one is missing.
+    """``(start, end)`` of ``fact``'s words in ``text``, in order, each found by its stem;
+    None if one is missing.
 
     >>> locate("lives in lisbon", "Hi! I live in Lisbon now.")
     (6, 20)
     """
-    spans, at = [], 0
+    spans = []
+    at = 0
     for word in re.findall(r"\w+", fact.lower()):
         found = re.compile(rf"\b{re.escape(stem(word))}\w*", re.IGNORECASE).search(text, at)
         if found is None:
