@@ -91,7 +91,7 @@ class MyStore:
     def retrieve(self, query, k=3, now=None):
         now = now or max(m["time"] for m in self.memories)
         scores = []
-        for memory, match in zip(self.memories, self.relevance(query)):
+        for memory, match in zip(self.memories, self.relevance(query), strict=True):
             days = (now - memory["time"]).days
             recency = 0.5 + 0.5 * 0.5 ** (days / 30)                   # decision: how to score
             scores.append(match * recency * (0.5 + 0.5 * memory["importance"]))
@@ -102,3 +102,6 @@ class MyStore:
         if query is None or not self.memories:
             return []
         return [{"role": "system", "content": "Relevant memories:\n" + "\n".join(self.retrieve(query))}]
+
+
+semantic_class = MyStore      # what lesson.check_semantic_class checks

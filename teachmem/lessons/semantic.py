@@ -126,7 +126,7 @@ def _library_answers(events: list[tuple], now: datetime, k: int) -> dict[str, li
     return {q: [hit["text"] for hit in store.explain(q, k, now)] for q in _QUESTIONS}
 
 
-def _retrieval_difference(case: str, question: str, got, want: list[str], replaced: dict) -> str | None:
+def _retrieval_difference(question: str, got, want: list[str], replaced: dict) -> str | None:
     """One line naming how ``got`` (the learner's top texts) differs from ``want``, or None."""
     if not isinstance(got, list) or not all(isinstance(text, str) for text in got):
         return f"retrieve() should return a list of texts, best first; got {short(repr(got), 50)}"
@@ -134,13 +134,11 @@ def _retrieval_difference(case: str, question: str, got, want: list[str], replac
         return None
     stale = next((text for text in got if text in replaced), None)
     if stale is not None:
-        return (f"{case}, {question!r}: yours returns {stale!r}, "
-                f"but {replaced[stale]!r} replaced it (same key)")
+        return f"{short(stale, 24)!r} is returned, but {short(replaced[stale], 24)!r} replaced it"
     if len(got) != len(want):
-        return f"{case}, {question!r}: yours returns {len(got)} memories, the top {len(want)} are wanted"
+        return f"{question!r}: yours returns {len(got)} memories, {len(want)} wanted"
     index = next(i for i, (mine, theirs) in enumerate(zip(got, want, strict=True)) if mine != theirs)
-    return (f"{case}, {question!r}: memory {index + 1} should be {short(want[index], 38)!r}, "
-            f"yours is {short(got[index], 38)!r}")
+    return f"{question!r}: memory {index + 1} should be {short(want[index], 28)!r}"
 
 
 @class_checker("semantic store")
@@ -161,8 +159,8 @@ def check_semantic_class(cls: type) -> str | None:
             for role, said, importance, when, is_fact in events:
                 mine.add(role, said, importance=importance, timestamp=when, fact=is_fact)
             for question, want in wanted.items():
-                problem = _retrieval_difference(case, question, mine.retrieve(question, 3, now), want,
-                                                replaced)
+                got = mine.retrieve(question, 3, now)
+                problem = _retrieval_difference(question, got, want, replaced)
                 if problem:
                     return problem
             sent = mine.context(_QUESTIONS[0])
