@@ -96,12 +96,14 @@ class MyStore:
             recency = 0.5 + 0.5 * 0.5 ** (days / 30)                   # decision: how to score
             scores.append(match * recency * (0.5 + 0.5 * memory["importance"]))
         ranked = sorted(range(len(self.memories)), key=lambda i: -scores[i])
-        return [self.memories[i]["text"] for i in ranked if self.memories[i]["live"]][:k]  # decision: what to cut
+        live = [i for i in ranked if self.memories[i]["live"]]           # decision: what to cut
+        return [self.memories[i]["text"] for i in live[:k]]
 
     def context(self, query=None):
         if query is None or not self.memories:
             return []
-        return [{"role": "system", "content": "Relevant memories:\n" + "\n".join(self.retrieve(query))}]
+        memories = "\n".join(self.retrieve(query))
+        return [{"role": "system", "content": f"Relevant memories:\n{memories}"}]
 
 
 semantic_class = MyStore      # what lesson.check_semantic_class checks
