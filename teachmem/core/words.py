@@ -23,8 +23,7 @@ really same she should so some such than that the their theirs them themselves t
 they this those through to too under until up very was we were what when where which while who whom
 why will with would you your yours yourself yourselves s t d ll m re ve don didn doesn isn wasn
 weren won wouldn shouldn couldn hasn haven hadn aren mustn yeah yes oh ok okay hey hi hello um uh
-hmm wow lol thanks thank please just got get gets getting go going gone went
-""".split())
+hmm wow lol thanks thank please just got get gets getting go going gone went""".split())
 
 # Scripts written without spaces between words: every character is a token.
 _NO_SPACE_SCRIPTS = ("CJK", "HIRAGANA", "KATAKANA")
@@ -125,8 +124,7 @@ def content_words(text: str) -> list[str]:
 
 
 def shared_words(query: str | None, text: str) -> int:
-    """How many distinct content words ``query`` and ``text`` share: the one overlap rule
-    (no query: 0).
+    """How many distinct content words ``query`` and ``text`` share (no query: 0).
 
     >>> shared_words("Which tests do we run?", "Project.test_framework = pytest")
     1

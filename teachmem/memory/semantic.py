@@ -52,6 +52,8 @@ def fact_key(fact: str) -> str:
     "favorite color is blue" -> "favorite color"; "lives in lisbon" -> "lives in";
     "prefers window seats" -> "prefers seat" (so "prefers tea" keeps its own key);
     "is vegetarian" -> itself.
+
+    Taught in notebooks/05_semantic_memory.ipynb.
     """
     low = fact.lower()
     words = low.split()
@@ -66,6 +68,11 @@ def fact_key(fact: str) -> str:
 
 class SemanticMemoryStore(SemanticUpkeep):
     """Long-term memory ranked by relevance × recency × importance (see ``SCORINGS``).
+
+    Notebook 05's ``MyStore`` in full: each memory is a row of ``table`` (its vector, importance,
+    times) and of ``texts``, ``types`` and ``metadata``; row i is document i of the BM25 index
+    ``lexical``; a retired row stays, marked not ``live``. It inherits merging, pruning, deletion
+    and erasure from ``SemanticUpkeep``.
 
     Taught in notebooks/05_semantic_memory.ipynb.
     """
@@ -315,7 +322,7 @@ class SemanticMemoryStore(SemanticUpkeep):
             entries.append((self.texts[row], row not in self.retired))
         return entries
 
-    # ---- Going further (05b: neighbour words, merging and pruning) ----
+    # ---- Going further (05b: neighbour words; merging and pruning are in semantic_upkeep) ----
     def _neighbours(self, row: int) -> list[int]:
         """With ``neighbour_words``, of a chat message: the live turns it answers and that
         answer it (else none)."""
@@ -324,7 +331,7 @@ class SemanticMemoryStore(SemanticUpkeep):
         near = (int(self.table["previous"][row]), self.replies.get(row, -1))
         return [r for r in near if r >= 0 and r not in self.retired]
 
-    # ---- Going further (09: edits and saving; deletion and erasure in semantic_upkeep) ----
+    # ---- Going further (09: edits and saving; deletion and erasure are in semantic_upkeep) ----
     def update(self, id: str, text: str) -> list[Change]:
         """Rewrite a live memory: re-embedded, re-indexed, what it said kept in ``history``."""
         row = self.row(id)

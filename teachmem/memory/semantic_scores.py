@@ -35,9 +35,8 @@ def hybrid_relevance(lexical: np.ndarray, cosine: np.ndarray, lexical_weight: fl
 
     BM25 has no upper bound, so it is divided by the best BM25 among the candidates (``mask``)
     and the best word match gets 1. A negative cosine counts as 0 (nothing in common). With no
-    word match at all, or ``lexical_weight`` 0, relevance is the cosine alone.
-
-    Taught in notebooks/05_semantic_memory.ipynb.
+    word match at all, or ``lexical_weight`` 0, relevance is the cosine alone. Notebook 05's
+    ``MyStore.relevance`` computes the same.
     """
     vector = np.clip(cosine, 0.0, 1.0)
     if mask is None:
@@ -49,10 +48,8 @@ def hybrid_relevance(lexical: np.ndarray, cosine: np.ndarray, lexical_weight: fl
 
 
 def product_score(relevance, importance, age_days, decay_rate, **_) -> dict:
-    """relevance × importance × ``decay_rate ** whole days old``, with its parts.
-
-    Taught in notebooks/05_semantic_memory.ipynb.
-    """
+    """relevance × importance × ``decay_rate ** whole days old``, with its parts: the textbook
+    score, ``scoring="product"``, which notebook 05 shows burying old answers."""
     decay = decay_factor(age_days, decay_rate)
     return {"score": relevance * importance * decay,
             "relevance": relevance, "importance": importance, "decay": decay}
