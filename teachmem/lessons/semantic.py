@@ -316,25 +316,6 @@ def plot_early_recall(reports: dict[str, FedReport]) -> Figure:
 # ---------------------------------------------------------------- plots
 
 
-def plot_decay_curves(rates: tuple[float, ...] = (0.99, 0.95, 0.9), days: int = 60,
-                      marks: tuple[int, ...] = (10, 20)) -> Figure:
-    """``rate ** days`` for a few decay rates, with the values at the ``marks`` (days) written on.
-
-    Taught in notebooks/05_semantic_memory.ipynb.
-    """
-    fig, ax = figure(7, 3.4)
-    x = np.arange(days + 1)
-    for rate, colour, style in zip(rates, OKABE_ITO, ("-", "--", ":", "-."), strict=False):
-        ax.plot(x, rate ** x, color=colour, ls=style, label=f"{rate} per day")
-    for d in marks:
-        ax.axvline(d, color="grey", lw=0.6, ls=":")
-        for rate in rates:
-            ax.annotate(f"{rate ** d:.2f}", (d, rate ** d), fontsize=8, xytext=(3, 3), textcoords="offset points")
-    ax.set(title="How much of a score survives", xlabel="days since stored", ylabel="decay multiplier", ylim=(0, 1.05))
-    ax.legend(title="decay rate")
-    return fig
-
-
 def plot_burial(memories, question: str, now: datetime, days: int = 90, decay_rate: float = 0.95) -> Figure:
     """The answer's score against its age, beside the best other memory's score: decay alone sinks it.
 
