@@ -185,12 +185,13 @@ def score_table(hits: list[dict], send_from: float | None = None, width: int | N
         return "(no memories)"
     columns = {c: max(len(c), 7) + 1 for c in hits[0] if c not in _NOT_COLUMNS}
     gap = "" if width is not None else " "         # room for a score such as 5.48e-07
+    digits = ".3f" if width is not None else ".3g"  # three decimals, or three significant digits
     lines = [f" #{gap}{'score':>8}" + "".join(f"{c:>{w}}" for c, w in columns.items()) + "  memory"]
     for i, h in enumerate(hits, start=1):
         note = "(not sent) " if send_from is not None and h["score"] < send_from else ""
         score = f"{h['score']:>8.4f}" if width is not None else f"{h['score']:>8.3g}"
         row = (f"{h.get('rank', i):>2}{gap}{score}"
-               + "".join(f"{h[c]:>{w}}" if isinstance(h[c], int) else f"{h[c]:>{w}.3f}"
+               + "".join(f"{h[c]:>{w}}" if isinstance(h[c], int) else f"{h[c]:>{w}{digits}}"
                          for c, w in columns.items()) + "  ")
         if width is not None:
             lines.append(row + note + short(h["text"], width))
