@@ -202,3 +202,81 @@ def test_every_checker_of_05b_passes_its_worked_solution(capsys):
     for name in [n for n in vars(semantic_upkeep) if n.startswith("check_")]:
         assert getattr(semantic_upkeep, name)(getattr(S05B, name.removeprefix("check_"))), name
         assert "✓" in capsys.readouterr().out
+
+
+# ---------------------------------------------------------------- section 3: the learner's store
+def _store_cell() -> str:
+    return next(source for source in map(lambda c: "".join(c["source"]), json.loads(
+        (NOTEBOOKS / "05_semantic_memory.ipynb").read_text())["cells"]) if "class MyStore" in source)
+
+
+def _variant(**methods):
+    """The worked solution with some methods replaced: a plausible wrong version."""
+    return type("MyStore", (S05.MyStore,), methods)
+
+
+def _product_retrieve(self, query, k=3, now=None):          # the textbook score, no floor
+    scores = [match * m["importance"] * 0.95 ** (now - m["time"]).days
+              for m, match in zip(self.memories, self.relevance(query), strict=True)]
+    ranked = sorted(range(len(scores)), key=lambda i: -scores[i])
+    return [self.memories[i]["text"] for i in ranked if self.memories[i]["live"]][:k]
+
+
+def _add_keeping_old_facts(self, role, content, importance=0.5, timestamp=None, fact=False):
+    text = content if fact else f"{role}: {content}"
+    self.memories.append({"text": text, "vector": self.embedder.embed([text])[0], "importance": importance,
+                          "time": timestamp, "key": None, "live": True})
+    self.index.add(S05.content_words(text))
+
+
+def _cut_before_dropping_retired(self, query, k=3, now=None):
+    texts = S05.MyStore.retrieve(self, query, len(self.memories), now)
+    return texts[:k] if len(texts) < k else texts[:k - 1]       # one memory short
+
+
+class _Wraps:
+    def __init__(self):
+        self.store = SemanticMemoryStore(reply_weight=0)
+
+    def add(self, role, content, importance=0.5, timestamp=None, fact=False):
+        self.store.store(content if fact else f"{role}: {content}", "fact" if fact else "message",
+                         importance, timestamp)
+
+    def retrieve(self, query, k=3, now=None):
+        return [text for _, text, _ in self.store.retrieve(query, k, now)]
+
+    def context(self, query=None):
+        return self.store.context(query)
+
+
+def test_the_store_checker_passes_the_worked_solution_and_says_what_the_skeleton_lacks(capsys):
+    assert semantic.check_semantic_class(S05.MyStore)
+    assert "✓ semantic store: passed" in capsys.readouterr().out
+    scope: dict = {"lesson": semantic, "np": np, "SubwordEmbedder": S05.SubwordEmbedder,
+                   "BM25Index": S05.BM25Index, "content_words": S05.content_words}   # earlier cells
+    exec(_store_cell().replace("lesson.check_semantic_class(MyStore)", ""), scope)
+    assert not semantic.check_semantic_class(scope["MyStore"])
+    assert "○ semantic store: not implemented yet" in capsys.readouterr().out
+
+
+def test_two_wrong_stores_fail_with_different_one_line_messages(capsys):
+    assert not semantic.check_semantic_class(_variant(retrieve=_product_retrieve))
+    product = capsys.readouterr().out.strip()
+    assert "should be" in product
+    assert not semantic.check_semantic_class(type("MyStore", (S05.MyStore,), {"add": _add_keeping_old_facts}))
+    kept = capsys.readouterr().out.strip()
+    assert "is returned, but" in kept and "replaced it" in kept and kept != product
+    assert not semantic.check_semantic_class(_variant(retrieve=_cut_before_dropping_retired))
+    short = capsys.readouterr().out.strip()
+    assert "yours returns 2 memories, 3 wanted" in short
+    for message in (product, kept, short):
+        assert len(message.splitlines()) == 1 and len(message) <= 105, message
+
+
+def test_a_store_that_wraps_or_inherits_the_library_fails(capsys):
+    assert not semantic.check_semantic_class(_Wraps)
+    assert "already does this job" in capsys.readouterr().out
+    assert not semantic.check_semantic_class(type("Mine", (SemanticMemoryStore,), {}))
+    assert "inherits teachmem's SemanticMemoryStore" in capsys.readouterr().out
+    assert not semantic.check_semantic_class(S05.MyStore())
+    assert "expected a class" in capsys.readouterr().out

@@ -26,25 +26,31 @@ __all__ = ["BM25Index"]
 
 
 class BM25Index:
-    """An inverted index: term -> (document ids, counts). Taught in notebooks/05_semantic_memory.ipynb."""
+    """An inverted index: term -> (document ids, counts).
+
+    Taught in notebooks/05_semantic_memory.ipynb.
+    """
 
     def __init__(self, k1: float = 1.2, b: float = 0.75):
         if not (isinstance(k1, (int, float)) and math.isfinite(k1) and k1 >= 0):
             raise ValueError(f"k1 must be a finite number >= 0, got {k1!r}")
         if not (isinstance(b, (int, float)) and math.isfinite(b) and 0 <= b <= 1):
             raise ValueError(f"b must be a number between 0 and 1, got {b!r}")
-        self.k1, self.b = float(k1), float(b)
+        self.k1 = float(k1)
+        self.b = float(b)
         self.docs: dict[str, array] = {}          # term -> ids of the documents containing it
         self.tfs: dict[str, array] = {}           # term -> its count in each of those
-        self.terms: list[tuple[str, ...] | None] = []   # id -> its distinct terms; None once removed
+        self.terms: list[tuple[str, ...] | None] = []   # id -> its distinct terms (None: removed)
         self.length = array("f")                  # id -> number of tokens (0 once removed)
-        self.live_docs, self.live_length = 0, 0.0
+        self.live_docs = 0                        # documents not removed
+        self.live_length = 0.0                    # their tokens, in all
 
     def __len__(self) -> int:
         return len(self.length)
 
     def add(self, tokens: list[str], doc: int | None = None) -> int:
-        """Index ``tokens`` under a new id, or under ``doc`` after ``remove(doc)`` (a re-indexed edit)."""
+        """Index ``tokens`` under a new id, or under ``doc`` after ``remove(doc)`` (a re-indexed
+        edit)."""
         if doc is None:
             doc = len(self.length)
             self.terms.append(None)
@@ -57,28 +63,35 @@ class BM25Index:
                 self.docs[term], self.tfs[term] = array("i"), array("f")
             self.docs[term].append(doc)
             self.tfs[term].append(tf)
-        self.terms[doc], self.length[doc] = tuple(counts), len(tokens)
+        self.terms[doc] = tuple(counts)
+        self.length[doc] = len(tokens)
         self.live_docs += 1
         self.live_length += len(tokens)
         return doc
 
     def remove(self, doc: int) -> None:
-        """Take ``doc`` out of the postings and the statistics (once); its id scores 0 from now on."""
+        """Take ``doc`` out of the postings and the statistics (once); its id scores 0 from now
+        on."""
         terms = self.terms[doc]
         if terms is None:
             return
         for term in terms:
-            if self.docs[term][-1] == doc:     # the newest document (as when a reply re-indexes it): O(1)
-                self.docs[term].pop(), self.tfs[term].pop()
+            if self.docs[term][-1] == doc:     # the newest (as when a reply re-indexes it): O(1)
+                self.docs[term].pop()
+                self.tfs[term].pop()
             else:
-                keep = np.frombuffer(self.docs[term], dtype=np.int32) != doc
-                self.docs[term] = array("i", np.frombuffer(self.docs[term], dtype=np.int32)[keep].tobytes())
-                self.tfs[term] = array("f", np.frombuffer(self.tfs[term], dtype=np.float32)[keep].tobytes())
+                ids = np.frombuffer(self.docs[term], dtype=np.int32)
+                counts = np.frombuffer(self.tfs[term], dtype=np.float32)
+                keep = ids != doc
+                self.docs[term] = array("i", ids[keep].tobytes())
+                self.tfs[term] = array("f", counts[keep].tobytes())
             if not self.docs[term]:
-                del self.docs[term], self.tfs[term]
+                del self.docs[term]
+                del self.tfs[term]
         self.live_docs -= 1
         self.live_length -= self.length[doc]
-        self.terms[doc], self.length[doc] = None, 0
+        self.terms[doc] = None
+        self.length[doc] = 0
 
     def idf(self, term: str) -> float:
         """ln(1 + (N - df + 0.5) / (df + 0.5)): large for rare terms, never negative."""
@@ -92,10 +105,12 @@ class BM25Index:
             return out
         avg = self.live_length / self.live_docs or 1.0
         length = np.frombuffer(self.length, dtype=np.float32)
-        base, slope = np.float32(self.k1 * (1.0 - self.b)), np.float32(self.k1 * self.b / avg)
-        for term in sorted(set(tokens) & self.docs.keys()):    # one order: float sums differ by order
+        base = np.float32(self.k1 * (1.0 - self.b))
+        slope = np.float32(self.k1 * self.b / avg)
+        for term in sorted(set(tokens) & self.docs.keys()):   # one order: float sums differ by it
             docs = np.frombuffer(self.docs[term], dtype=np.int32)
             tf = np.frombuffer(self.tfs[term], dtype=np.float32)
-            # tf·(k1+1) / (tf + k1·(1 - b + b·length/avg)): saturates in tf, shorter docs weigh more
-            out[docs] += np.float32(self.idf(term) * (self.k1 + 1.0)) * tf / (tf + base + slope * length[docs])
+            # tf·(k1+1) / (tf + k1·(1 - b + b·length/avg)): saturates in tf; short docs weigh more
+            weight = np.float32(self.idf(term) * (self.k1 + 1.0))
+            out[docs] += weight * tf / (tf + base + slope * length[docs])
         return out

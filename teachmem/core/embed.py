@@ -26,11 +26,11 @@ from typing import Protocol, Sequence, runtime_checkable
 
 import numpy as np
 
-from teachmem.core.subword import (EMBEDDERS, HashingEmbedder, SubwordEmbedder, check_dim, check_texts,
-                                   embedder_from_config, hash_stable, unit_rows)
+from teachmem.core.subword import (EMBEDDERS, HashingEmbedder, SubwordEmbedder, check_dim,
+                                   check_texts, embedder_from_config, hash_stable, unit_rows)
 
-__all__ = ["Embedder", "RandomEmbedder", "BagOfWordsEmbedder", "SubwordEmbedder", "SentenceTransformerEmbedder",
-           "hash_stable", "cosine_matrix", "embedder_from_config"]
+__all__ = ["Embedder", "RandomEmbedder", "BagOfWordsEmbedder", "SubwordEmbedder",
+           "SentenceTransformerEmbedder", "hash_stable", "cosine_matrix", "embedder_from_config"]
 
 
 @runtime_checkable
@@ -116,29 +116,35 @@ class SentenceTransformerEmbedder:
                 from sentence_transformers import SentenceTransformer
             except ImportError as err:   # pragma: no cover - depends on the machine
                 raise ImportError("SentenceTransformerEmbedder needs the optional package "
-                                  "sentence-transformers (pip install sentence-transformers)") from err
-            self.model_name, self.model = model, SentenceTransformer(model)
+                                  "sentence-transformers (pip install sentence-transformers)"
+                                  ) from err
+            self.model_name = model
+            self.model = SentenceTransformer(model)
         else:
-            self.model_name, self.model = getattr(model, "name", type(model).__name__), model
+            self.model_name = getattr(model, "name", type(model).__name__)
+            self.model = model
         self.dim = int(len(self.model.encode(["dimension probe"])[0]))
 
     def embed(self, texts: Sequence[str]) -> np.ndarray:
         texts = check_texts(texts)
         if not texts:
             return np.zeros((0, self.dim), dtype=np.float32)
-        return unit_rows(np.asarray(self.model.encode(texts), dtype=np.float32).reshape(len(texts), self.dim))
+        vectors = np.asarray(self.model.encode(texts), dtype=np.float32)
+        return unit_rows(vectors.reshape(len(texts), self.dim))
 
     def config(self) -> dict:
         return {"name": self.name, "model": self.model_name}
 
 
-EMBEDDERS.update({cls.name: cls for cls in (RandomEmbedder, BagOfWordsEmbedder, SentenceTransformerEmbedder)})
+for _embedder in (RandomEmbedder, BagOfWordsEmbedder, SentenceTransformerEmbedder):
+    EMBEDDERS[_embedder.name] = _embedder
 
 
 def cosine_matrix(embedder: Embedder, texts: Sequence[str]) -> np.ndarray:
     """Pairwise cosine similarities of ``texts`` under ``embedder`` (for heatmaps).
 
-    >>> cosine_matrix(BagOfWordsEmbedder(64), ["window seat", "window seats", "database"]).round(2).tolist()
+    >>> texts = ["window seat", "window seats", "database"]
+    >>> cosine_matrix(BagOfWordsEmbedder(64), texts).round(2).tolist()
     [[1.0, 1.0, 0.0], [1.0, 1.0, 0.0], [0.0, 0.0, 1.0]]
 
     Taught in notebooks/05_semantic_memory.ipynb.

@@ -2,7 +2,8 @@
 
 Each content word and each of its character n-grams ("<py", "pyt", …, "st>") is hashed into one of
 ``dim`` slots, so "pytest" and "tests" share features (the fastText idea, untrained); unit vectors
-make a dot product a cosine. The other embedders notebook 05 compares live in :mod:`teachmem.core.embed`.
+make a dot product a cosine. The other embedders notebook 05 compares live in
+:mod:`teachmem.core.embed`.
 
 >>> v = SubwordEmbedder(256).embed(["pytest", "tests", "window"])
 >>> round(float(v[0] @ v[1]), 2), round(float(v[0] @ v[2]), 2)
@@ -18,16 +19,19 @@ import numpy as np
 
 from teachmem.core.words import content_words
 
-__all__ = ["hash_stable", "unit_rows", "check_texts", "HashingEmbedder", "SubwordEmbedder", "EMBEDDERS",
-           "embedder_from_config"]
+__all__ = ["hash_stable", "unit_rows", "check_texts", "HashingEmbedder", "SubwordEmbedder",
+           "EMBEDDERS", "embedder_from_config"]
 
-#: Bounds on the work one text costs: a vector is built from a text's first MAX_TEXT_CHARS characters (a
-#: store's BM25 index still sees every word), and a word is hashed from its first MAX_WORD_CHARS characters.
-MAX_TEXT_CHARS, MAX_WORD_CHARS = 20_000, 64
+#: Bounds on the work one text costs: a vector is built from a text's first MAX_TEXT_CHARS
+#: characters (a store's BM25 index still sees every word), and a word is hashed from its first
+#: MAX_WORD_CHARS characters.
+MAX_TEXT_CHARS = 20_000
+MAX_WORD_CHARS = 64
 
 
 def hash_stable(token: str) -> int:
-    """32-bit FNV-1a hash of ``token``'s UTF-8 bytes: the same on every run (Python's ``hash`` is salted).
+    """32-bit FNV-1a hash of ``token``'s UTF-8 bytes: the same on every run (Python's ``hash``
+    is salted).
 
     >>> hash_stable("seat")
     1884322920
@@ -78,16 +82,18 @@ def check_texts(texts) -> list[str]:
 
 
 class HashingEmbedder:
-    """Each text is a sum of hashed features, then unit length; subclasses say what a word's features are.
+    """Each text is a sum of hashed features, then unit length; subclasses say what a word's
+    features are.
 
-    A feature gets a slot *and* a sign (+1 or -1): unrelated features colliding in a slot cancel out on
-    average instead of always looking alike.
+    A feature gets a slot *and* a sign (+1 or -1): unrelated features colliding in a slot cancel
+    out on average instead of always looking alike.
     """
 
     name = "hashing"
 
     def __init__(self, dim: int, signed: bool):
-        self.dim, self.signed = check_dim(dim), bool(signed)
+        self.dim = check_dim(dim)
+        self.signed = bool(signed)
         self.cache: dict[str, tuple[np.ndarray, np.ndarray]] = {}    # word -> (slots, weights)
 
     def features(self, word: str) -> list[tuple[str, float]]:
@@ -100,15 +106,17 @@ class HashingEmbedder:
             feats = self.features(word[:MAX_WORD_CHARS])
             hashes = [hash_stable(f) for f, _ in feats]
             signs = [1 - 2 * ((h >> 31) & 1) if self.signed else 1 for h in hashes]
+            weights = [sign * weight for sign, (_, weight) in zip(signs, feats, strict=True)]
             hit = (np.array([h % self.dim for h in hashes], dtype=np.intp),
-                   np.array([s * w for s, (_, w) in zip(signs, feats, strict=True)], dtype=np.float64))
+                   np.array(weights, dtype=np.float64))
             if len(self.cache) > 200_000:     # bound memory on endless vocabularies
                 self.cache.clear()
             self.cache[word] = hit
         return hit
 
     def clear_cache(self) -> None:
-        """Forget the words seen so far (vectors do not change: they depend only on the settings)."""
+        """Forget the words seen so far (vectors do not change: they depend only on the
+        settings)."""
         self.cache.clear()
 
     def embed(self, texts: Sequence[str]) -> np.ndarray:
@@ -132,14 +140,18 @@ class SubwordEmbedder(HashingEmbedder):
 
     name = "subword"
 
-    def __init__(self, dim: int = 256, *, n_min: int = 3, n_max: int = 5, word_weight: float = 0.5,
-                 signed: bool = True):
+    def __init__(self, dim: int = 256, *, n_min: int = 3, n_max: int = 5,
+                 word_weight: float = 0.5, signed: bool = True):
         super().__init__(dim, signed)
         if not (isinstance(n_min, int) and isinstance(n_max, int) and 1 <= n_min <= n_max):
-            raise ValueError(f"n_min and n_max must be ints with 1 <= n_min <= n_max, got {n_min!r}, {n_max!r}")
-        if isinstance(word_weight, bool) or not isinstance(word_weight, (int, float)) or not 0 <= word_weight <= 1:
+            raise ValueError("n_min and n_max must be ints with 1 <= n_min <= n_max, "
+                             f"got {n_min!r}, {n_max!r}")
+        is_number = isinstance(word_weight, (int, float)) and not isinstance(word_weight, bool)
+        if not is_number or not 0 <= word_weight <= 1:
             raise ValueError(f"word_weight must be a number between 0 and 1, got {word_weight!r}")
-        self.n_min, self.n_max, self.word_weight = n_min, n_max, float(word_weight)
+        self.n_min = n_min
+        self.n_max = n_max
+        self.word_weight = float(word_weight)
 
     def ngrams(self, word: str) -> list[str]:
         """Character n-grams of ``<word>`` (angle brackets mark where it starts and ends).
@@ -148,7 +160,10 @@ class SubwordEmbedder(HashingEmbedder):
         ['<te', 'tea', 'ea>', '<tea', 'tea>', '<tea>']
         """
         marked = f"<{word}>"
-        return [marked[i:i + n] for n in range(self.n_min, self.n_max + 1) for i in range(len(marked) - n + 1)]
+        grams = []
+        for n in range(self.n_min, self.n_max + 1):
+            grams += [marked[i:i + n] for i in range(len(marked) - n + 1)]
+        return grams
 
     def features(self, word: str) -> list[tuple[str, float]]:
         grams = self.ngrams(word) if len(word) > 2 and word.isascii() else []
@@ -164,7 +179,8 @@ class SubwordEmbedder(HashingEmbedder):
                 "word_weight": self.word_weight, "signed": self.signed}
 
 
-#: Embedder classes by their ``name``, for :func:`embedder_from_config`; teachmem.core.embed adds the others.
+#: Embedder classes by their ``name``, for :func:`embedder_from_config`; teachmem.core.embed adds
+#: the others.
 EMBEDDERS: dict[str, type] = {SubwordEmbedder.name: SubwordEmbedder}
 
 

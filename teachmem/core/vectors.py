@@ -3,13 +3,15 @@
 A memory is a row: its embedding a row of one float32 matrix, its numbers and filterable labels
 (``user_id``, ``memory_type``, …) entries of one array per column, so a query is a matrix–vector
 product and a few array operations. Capacity doubles when it runs out (amortised O(1) appends).
+
+Taught in notebooks/05_semantic_memory.ipynb.
 """
 from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["MemoryTable", "decay_factor", "label_key", "min_max", "near_duplicate_groups", "require_labels",
-           "top_k_rows"]
+__all__ = ["MemoryTable", "decay_factor", "label_key", "min_max", "near_duplicate_groups",
+           "require_labels", "top_k_rows"]
 
 _LABEL_TYPES = (str, int, float, bool, type(None))
 
@@ -26,8 +28,10 @@ def label_key(value):
 
 
 def require_labels(metadata: dict, filters: bool = False) -> dict:
-    """Metadata must be JSON-ready: scalars, or lists of scalars (lists are not filterable). A ``user_id``
-    is a str or None (1, True and 1.0 would be three users sharing facts); ``filters`` may list several.
+    """Metadata must be JSON-ready: scalars, or lists of scalars (lists are not filterable).
+
+    A ``user_id`` is a str or None (1, True and 1.0 would be three users sharing facts);
+    ``filters`` may list several.
 
     >>> require_labels({"user_id": "maya", "tags": ["travel", "food"]})
     {'user_id': 'maya', 'tags': ['travel', 'food']}
@@ -35,23 +39,28 @@ def require_labels(metadata: dict, filters: bool = False) -> dict:
     for key, value in metadata.items():
         items = value if isinstance(value, list) else [value]
         if not all(isinstance(v, _LABEL_TYPES) for v in items):
-            raise TypeError(f"metadata {key!r} must be a str, int, float, bool, None or a list of them, "
-                            f"got {type(value).__name__}")
-        if key == "user_id" and not all(isinstance(v, (str, type(None))) for v in (items if filters else [value])):
-            raise TypeError(f"user_id must be a str{' or a list of them' if filters else ''}, got {value!r}")
+            raise TypeError(f"metadata {key!r} must be a str, int, float, bool, None or a list "
+                            f"of them, got {type(value).__name__}")
+        if key != "user_id":
+            continue
+        users = items if filters else [value]
+        if not all(isinstance(v, (str, type(None))) for v in users):
+            several = " or a list of them" if filters else ""
+            raise TypeError(f"user_id must be a str{several}, got {value!r}")
     return metadata
 
 
 class MemoryTable:
     """Rows of (vector, numeric columns, labels) that grow by doubling.
 
-    ``numeric`` names the columns and dtypes (``{"importance": np.float32}``); ``table["importance"]`` is
-    a view of the filled rows. Labels (str, int, float, bool, None) are integer codes per key, so a
-    filter is an array compare.
+    ``numeric`` names the columns and dtypes (``{"importance": np.float32}``);
+    ``table["importance"]`` is a view of the filled rows. Labels (str, int, float, bool, None)
+    are integer codes per key, so a filter is an array compare.
     """
 
     def __init__(self, dim: int, numeric: dict, capacity: int = 16):
-        self.dim, self.size = dim, 0
+        self.dim = dim
+        self.size = 0
         self._matrix = np.zeros((capacity, dim), dtype=np.float32)
         self._numeric = {name: np.zeros(capacity, dtype=dtype) for name, dtype in numeric.items()}
         self._codes: dict[str, np.ndarray] = {}      # label key -> int32 code per row (-1 = absent)
@@ -107,11 +116,13 @@ class MemoryTable:
         self._matrix[row] = vector
 
     def clear_labels(self, row: int) -> None:
-        """Take ``row`` out of every label column; values no row holds any more leave the vocabulary."""
+        """Take ``row`` out of every label column; values no row holds any more leave the
+        vocabulary."""
         for key, codes in self._codes.items():
             codes[row] = -1
             used = set(codes[: self.size].tolist())
-            self._vocab[key] = {value: code for value, code in self._vocab[key].items() if code in used}
+            vocab = self._vocab[key]
+            self._vocab[key] = {value: code for value, code in vocab.items() if code in used}
 
     def mask(self, filters: dict) -> np.ndarray:
         """Boolean row mask: every ``key=value`` must hold (a list/tuple/set means any of).
@@ -136,18 +147,22 @@ class MemoryTable:
 
     def nbytes(self) -> int:
         """Bytes held by the arrays (allocated capacity, not just filled rows)."""
-        return self._matrix.nbytes + sum(a.nbytes for a in [*self._numeric.values(), *self._codes.values()])
+        columns = [*self._numeric.values(), *self._codes.values()]
+        return self._matrix.nbytes + sum(column.nbytes for column in columns)
 
 
 def decay_factor(days, rate: float, per: float = 1.0) -> np.ndarray:
-    """``rate ** (days / per)`` for every memory (rate > 0): with 0.95, 10 days leave 0.599, 20 days 0.358.
+    """``rate ** (days / per)`` for every memory (rate > 0): with 0.95, 10 days leave 0.599,
+    20 days 0.358.
 
     >>> decay_factor([0, 10, 20], 0.95).round(3).tolist()
     [1.0, 0.599, 0.358]
     """
     days = np.asarray(days)
-    if days.dtype.kind in "iu" and 0 <= days.min(initial=0) and days.max(initial=0) < days.size:   # whole days,
-        return np.power(float(rate), np.arange(days.max() + 1.0) / per)[days]   # fewer than memories: once a day
+    whole_days = days.dtype.kind in "iu"
+    if whole_days and 0 <= days.min(initial=0) and days.max(initial=0) < days.size:
+        # fewer distinct days than memories: each day's power once, then looked up
+        return np.power(float(rate), np.arange(days.max() + 1.0) / per)[days]
     return np.power(float(rate), days.astype(np.float64) / per)
 
 

@@ -15,15 +15,15 @@ __all__ = ["STOPWORDS", "fold", "tokenize", "stem", "content_words", "shared_wor
 
 #: Words that say how a sentence is built, not what it is about ("what", "is", "my").
 STOPWORDS = frozenset("""
-a about above after again against all also am an and any are as at be because been before being below between both
-but by can could did do does doing down during each few for from further had has have having he her here hers
-herself him himself his how i if in into is it its itself just let me more most my myself no nor not now of off on
-once only or other our ours ourselves out over own really same she should so some such than that the their theirs
-them themselves then there these they this those through to too under until up very was we were what when where
-which while who whom why will with would you your yours yourself yourselves s t d ll m re ve don didn doesn isn wasn
-weren won wouldn shouldn couldn hasn haven hadn aren mustn yeah yes oh ok okay hey hi hello um uh hmm wow lol thanks
-thank please just got get gets getting go going gone went
-""".split())
+a about above after again against all also am an and any are as at be because been before being
+below between both but by can could did do does doing down during each few for from further had has
+have having he her here hers herself him himself his how i if in into is it its itself just let me
+more most my myself no nor not now of off on once only or other our ours ourselves out over own
+really same she should so some such than that the their theirs them themselves then there these
+they this those through to too under until up very was we were what when where which while who whom
+why will with would you your yours yourself yourselves s t d ll m re ve don didn doesn isn wasn
+weren won wouldn shouldn couldn hasn haven hadn aren mustn yeah yes oh ok okay hey hi hello um uh
+hmm wow lol thanks thank please just got get gets getting go going gone went""".split())
 
 # Scripts written without spaces between words: every character is a token.
 _NO_SPACE_SCRIPTS = ("CJK", "HIRAGANA", "KATAKANA")
@@ -124,7 +124,7 @@ def content_words(text: str) -> list[str]:
 
 
 def shared_words(query: str | None, text: str) -> int:
-    """How many distinct content words ``query`` and ``text`` share: the one overlap rule (no query: 0).
+    """How many distinct content words ``query`` and ``text`` share (no query: 0).
 
     >>> shared_words("Which tests do we run?", "Project.test_framework = pytest")
     1

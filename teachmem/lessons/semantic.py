@@ -8,17 +8,18 @@ from collections.abc import Callable
 from functools import partial
 from datetime import datetime, timedelta
 
+import random
+import textwrap
+
 import matplotlib.pyplot as plt
 import numpy as np
 from matplotlib.figure import Figure
 
-from teachmem.core.validate import require_int_at_least, require_text
-from teachmem.lab.scenarios import Scenario
 from teachmem.lab.locomo import LocomoConversation
 from teachmem.lab.longterm import FedReport, by_evidence_session, fed_recall
 from teachmem.lessons.common import (OKABE_ITO, after_prediction as after_prediction, answer_checker, checker,
-                                     explore as explore, figure, short)
-from teachmem.llm import importance_rules
+                                     OUTPUT_WIDTH, class_checker, figure, own_code, short,
+                                     show_source as show_source)
 from teachmem.memory.semantic import SemanticMemoryStore
 
 # word -> its folded form under the rule taught: plurals only (short words stay; -ies -> -y; -sses -> -ss;
@@ -70,26 +71,133 @@ def check_fact_key(fn: Callable) -> str | None:
     return None
 
 
+# ---------------------------------------------------------------- your store
+# Unseen conversations for check_semantic_class: messages and facts, each with an importance and a
+# time, then questions. Made here, seeded, never printed.
+_MESSAGES = (("user", "We settled on PostgreSQL 16 for the bookings database."),
+             ("assistant", "Noted: PostgreSQL 16, with one table per studio."),
+             ("user", "The launch party is booked for the second Friday of May."),
+             ("user", "My daughter starts swimming lessons on Tuesdays."),
+             ("assistant", "Swimming on Tuesdays: I will keep that evening free."),
+             ("user", "Remind me to renew the car insurance before the end of June."),
+             ("user", "The tests run with pytest and a coverage report on every push."),
+             ("assistant", "Pytest with coverage on every push, understood."),
+             ("user", "I am allergic to peanuts, so no satay at the team dinner."),
+             ("user", "The office wifi password changed to harbour-lights."),
+             ("assistant", "The meeting room projector needs an HDMI adapter."),
+             ("user", "Our budget for the kitchen is 12000 euros."),
+             ("user", "We moved the standup to 9:30 because of school runs."),
+             ("assistant", "Standup at 9:30 from Monday on."))
+_FACTS = (("favorite color is blue", "favorite color is green"), ("lives in lisbon", "lives in porto"),
+          ("works at helios", "works at acme"), ("prefers window seats", "prefers aisle seats"),
+          ("budget is 2000 dollars", "budget is 2500 dollars"))
+_QUESTIONS = ("Which database did we pick?", "What is my favorite color?", "Where do I live?",
+              "When is the launch party?", "How do the tests run?", "Which seat do I prefer?",
+              "What is the wifi password?", "Where do I work?", "What is the budget?",
+              "What should the team dinner avoid?", "When is the standup?")
+
+
+def _unseen_conversation(seed: int) -> tuple[list[tuple], datetime]:
+    """``(role, content, importance, when, is_fact)`` for each memory, oldest first, and when the
+    questions are asked: older values of some facts first, newer values of a few later."""
+    rng = random.Random(seed)
+    messages = rng.sample(_MESSAGES, len(_MESSAGES))
+    facts = rng.sample(_FACTS, 4)
+    first = [(role, said, False) for role, said in messages[:9]] + [("user", old, True) for old, _ in facts]
+    later = [(role, said, False) for role, said in messages[9:]] + [("user", new, True) for _, new in facts[:3]]
+    rng.shuffle(first)
+    rng.shuffle(later)
+    when = datetime(2026, 1, 5, 9)
+    events = []
+    for role, said, is_fact in first + later:
+        when += timedelta(days=rng.randint(0, 12), minutes=rng.randint(1, 50))
+        events.append((role, said, rng.choice((0.2, 0.4, 0.5, 0.7, 0.9)), when, is_fact))
+    return events, when + timedelta(days=rng.randint(0, 40))
+
+
+def _library_answers(events: list[tuple], now: datetime, k: int) -> dict[str, list[str]]:
+    """The library's top ``k`` texts for each question (no recall recorded), replies inheriting nothing."""
+    store = SemanticMemoryStore(reply_weight=0)
+    for role, said, importance, when, is_fact in events:
+        if is_fact:
+            store.store(said, "fact", importance, when)
+        else:
+            store.store(f"{role}: {said}", "message", importance, when)
+    return {q: [hit["text"] for hit in store.explain(q, k, now)] for q in _QUESTIONS}
+
+
+def _retrieval_difference(question: str, got, want: list[str], replaced: dict) -> str | None:
+    """One line naming how ``got`` (the learner's top texts) differs from ``want``, or None."""
+    if not isinstance(got, list) or not all(isinstance(text, str) for text in got):
+        return f"retrieve() should return a list of texts, best first; got {short(repr(got), 50)}"
+    if got == want:
+        return None
+    stale = next((text for text in got if text in replaced), None)
+    if stale is not None:
+        return f"{short(stale, 24)!r} is returned, but {short(replaced[stale], 24)!r} replaced it"
+    if len(got) != len(want):
+        return f"{question!r}: yours returns {len(got)} memories, {len(want)} wanted"
+    index = next(i for i, (mine, theirs) in enumerate(zip(got, want, strict=True)) if mine != theirs)
+    return f"{question!r}: memory {index + 1} should be {short(want[index], 28)!r}"
+
+
+@class_checker("semantic store")
+def check_semantic_class(cls: type) -> str | None:
+    """Section 3: the learner's store, on three unseen conversations, returns the same top three
+    memories as ``SemanticMemoryStore`` (its default score, replies inheriting nothing) for every
+    question, in the same order; a fact's new value replaces the old one.
+
+    Taught in notebooks/05_semantic_memory.ipynb.
+    """
+    for seed in (1, 2, 3):
+        events, now = _unseen_conversation(seed)
+        wanted = _library_answers(events, now, 3)
+        replaced = {old: new for old, new in _FACTS if any(said == new for _, said, *_ in events)}
+        case = f"unseen conversation {seed} ({len(events)} memories)"
+        with own_code():
+            mine = cls()
+            for role, said, importance, when, is_fact in events:
+                mine.add(role, said, importance=importance, timestamp=when, fact=is_fact)
+            for question, want in wanted.items():
+                got = mine.retrieve(question, 3, now)
+                problem = _retrieval_difference(question, got, want, replaced)
+                if problem:
+                    return problem
+            sent = mine.context(_QUESTIONS[0])
+        if not isinstance(sent, list) or not sent or not all(isinstance(m, dict) for m in sent):
+            return f"{case}: context(question) should return a list of messages (dicts), got {short(repr(sent), 40)}"
+    return None
+
+
 # ---------------------------------------------------------------- score views
 _NOT_COLUMNS = ("row", "rank", "text", "memory_type", "match", "score")
 
 
-def score_table(hits: list[dict], send_from: float | None = None, width: int = 44) -> str:
+def score_table(hits: list[dict], send_from: float | None = None, width: int | None = 44) -> str:
     """``SemanticMemoryStore.explain`` hits as a table, one column per part of the score (a hit's ``rank``,
     if it has one, replaces its place in the list); with ``send_from``, memories scoring below it are
-    marked "(not sent)".
+    marked "(not sent)". ``width=None`` wraps each memory's text instead of cutting it and shows scores to three
+    significant digits.
 
     Taught in notebooks/05_semantic_memory.ipynb.
     """
     if not hits:
         return "(no memories)"
     columns = {c: max(len(c), 7) + 1 for c in hits[0] if c not in _NOT_COLUMNS}
-    lines = [f" #{'score':>8}" + "".join(f"{c:>{w}}" for c, w in columns.items()) + "  memory"]
+    gap = "" if width is not None else " "         # room for a score such as 5.48e-07
+    digits = ".3f" if width is not None else ".3g"  # three decimals, or three significant digits
+    lines = [f" #{gap}{'score':>8}" + "".join(f"{c:>{w}}" for c, w in columns.items()) + "  memory"]
     for i, h in enumerate(hits, start=1):
         note = "(not sent) " if send_from is not None and h["score"] < send_from else ""
-        lines.append(f"{h.get('rank', i):>2}{h['score']:>8.4f}"
-                     + "".join(f"{h[c]:>{w}}" if isinstance(h[c], int) else f"{h[c]:>{w}.3f}"
-                               for c, w in columns.items()) + f"  {note}{short(h['text'], width)}")
+        score = f"{h['score']:>8.4f}" if width is not None else f"{h['score']:>8.3g}"
+        row = (f"{h.get('rank', i):>2}{gap}{score}"
+               + "".join(f"{h[c]:>{w}}" if isinstance(h[c], int) else f"{h[c]:>{w}{digits}}"
+                         for c, w in columns.items()) + "  ")
+        if width is not None:
+            lines.append(row + note + short(h["text"], width))
+            continue
+        said = textwrap.wrap(note + " ".join(h["text"].split()), max(OUTPUT_WIDTH + 4 - len(row), 30))
+        lines += [row + said[0], *(" " * len(row) + more for more in said[1:])]
     return "\n".join(lines)
 
 
@@ -109,60 +217,7 @@ def answer_rank(store: SemanticMemoryStore, question: str, turn: int, top_k: int
     if answer is None:
         raise ValueError(f"turn must be the turn of a live memory of the store; none has turn {turn!r}")
     return (f"turn {turn} ranks {answer['rank']} of {len(ranked)}\n"
-            + score_table(ranked[:top_k] + ([answer] if answer["rank"] > top_k else [])))
-
-
-# The demo's second session, three weeks after the scenario: the CI job works, the launch moves.
-SECOND_SESSION = (
-    ("user", "Back again. The CI job is green now: GitHub Actions starts a MySQL 8 instance on every commit."),
-    ("assistant", "Great, well done! A green build on every commit will save you a lot of trouble later."),
-    ("user", "My sister tried the booking page on her phone this week, and she loves it."),
-    ("assistant", "Lovely. Ask her to book a class and cancel it again; that is the tricky path."),
-    ("user", "Also, the studio moved the launch to mid-April."),
-    ("assistant", "Noted: the first version launches in mid-April instead of the end of March."),
-)
-
-
-def semantic_demo_store(scenario: Scenario, days_between: int = 21, reply_weight: float = 0.0,
-                        scoring: str = "product", neighbour_words: bool = False) -> SemanticMemoryStore:
-    """Every turn of ``scenario`` and, ``days_between`` days after its last turn, ``SECOND_SESSION``:
-    each stored as "role: content" with the offline importance heuristic, ranked by the product score of
-    section 3 unless ``scoring`` says otherwise. Each memory stands on its own: replies inherit no relevance
-    and no turn is indexed with its neighbours' words, unless ``reply_weight`` and ``neighbour_words`` say
-    so (notebook 05b).
-
-    Taught in notebooks/05_semantic_memory.ipynb.
-    """
-    store = SemanticMemoryStore(reply_weight=reply_weight, scoring=scoring, neighbour_words=neighbour_words)
-    last = scenario.timestamp(len(scenario))
-    sessions = [[(t.role, t.content, scenario.timestamp(t.turn)) for t in scenario.turns],
-                [(role, content, last + timedelta(days=days_between, minutes=i + 1))
-                 for i, (role, content) in enumerate(SECOND_SESSION)]]
-    turn = 0
-    for session, said in enumerate(sessions, start=1):
-        for role, content, when in said:    # the session label starts a new thread: no reply across sessions
-            turn += 1
-            store.store(f"{role}: {content}", "message", importance_rules(content), when,
-                        role=role, turn=turn, session_id=session)
-    return store
-
-
-def semantic_view(store: SemanticMemoryStore, query: str, days_later: int, top_k: int = 5,
-                  send_from: float = 0.02) -> str:
-    """The ``top_k`` memories of ``store`` for ``query`` asked ``days_later`` days after its newest
-    memory, with every part of their scores; those under ``send_from`` would not be sent. Records no recall.
-
-    Taught in notebooks/05_semantic_memory.ipynb.
-    """
-    require_text("query", query, allow_empty=True)
-    require_int_at_least("days_later", days_later, 0)
-    if not query.strip():
-        return "(type a question)"
-    now = max(datetime.fromisoformat(m["timestamp"]) for m in store.metadata) + timedelta(days=days_later)
-    hits = by_turn(store, store.explain(query, top_k, now))
-    sent = sum(h["score"] >= send_from for h in hits)
-    return (f"{query!r} asked {days_later} days after the newest memory: {sent} of {len(hits)} sent "
-            f"(>= {send_from})\n" + score_table(hits, send_from))
+            + score_table(ranked[:top_k] + ([answer] if answer["rank"] > top_k else []), width=None))
 
 
 # ---------------------------------------------------------------- decay, on its own
@@ -260,25 +315,6 @@ def plot_early_recall(reports: dict[str, FedReport]) -> Figure:
 
 
 # ---------------------------------------------------------------- plots
-
-
-def plot_decay_curves(rates: tuple[float, ...] = (0.99, 0.95, 0.9), days: int = 60,
-                      marks: tuple[int, ...] = (10, 20)) -> Figure:
-    """``rate ** days`` for a few decay rates, with the values at the ``marks`` (days) written on.
-
-    Taught in notebooks/05_semantic_memory.ipynb.
-    """
-    fig, ax = figure(7, 3.4)
-    x = np.arange(days + 1)
-    for rate, colour, style in zip(rates, OKABE_ITO, ("-", "--", ":", "-."), strict=False):
-        ax.plot(x, rate ** x, color=colour, ls=style, label=f"{rate} per day")
-    for d in marks:
-        ax.axvline(d, color="grey", lw=0.6, ls=":")
-        for rate in rates:
-            ax.annotate(f"{rate ** d:.2f}", (d, rate ** d), fontsize=8, xytext=(3, 3), textcoords="offset points")
-    ax.set(title="How much of a score survives", xlabel="days since stored", ylabel="decay multiplier", ylim=(0, 1.05))
-    ax.legend(title="decay rate")
-    return fig
 
 
 def plot_burial(memories, question: str, now: datetime, days: int = 90, decay_rate: float = 0.95) -> Figure:
