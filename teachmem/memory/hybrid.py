@@ -30,7 +30,6 @@ DEFAULT_SYSTEM_PROMPT = "You are a helpful assistant."
 #: What the model sees of a message when asked how important it is: the head says what the
 #: message is about, and a pasted megabyte would cost as much to judge as to keep.
 IMPORTANCE_CHARS = 4000
-SOURCES = ("fact", "memory", "message")
 SCORE_PARTS = ("relevance", "importance", "decay", "recency", "score")
 TIERS = ("window", "entity", "longterm")
 SETTINGS = ("token_budget", "reserve_tokens", "fact_share", "memory_share", "memory_top_k",
@@ -79,12 +78,9 @@ class PromptTrace:
 
     def split(self) -> dict[str, int]:
         """Where the budget went: fixed, each source, what is left unused, the reply's reserve."""
-        parts = {"fixed": self.fixed_tokens}
-        for source in SOURCES:
-            parts[source] = self.used(source)
-        parts["unused"] = max(self.limit - self.prompt_tokens, 0)
-        parts["reply"] = self.reserve_tokens
-        return parts
+        return {"fixed": self.fixed_tokens, "fact": self.used("fact"), "memory": self.used("memory"),
+                "message": self.used("message"), "unused": max(self.limit - self.prompt_tokens, 0),
+                "reply": self.reserve_tokens}
 
     def table(self, width: int = 58) -> str:
         """Every candidate on one line: kept ✓ or dropped ✗, source, turn, tokens, scores, why."""
@@ -196,8 +192,8 @@ class HybridMemoryManager:
         limit = self.token_budget - self.reserve_tokens
         trace = PromptTrace(self.token_budget, self.reserve_tokens, limit - room, caps)
         facts = self._ranked_facts(query)
-        system = self._add_fenced(system_prompt, "Known facts", facts, trace, "fact")
         memories = self._ranked_memories(query)
+        system = self._add_fenced(system_prompt, "Known facts", facts, trace, "fact")
         system = self._add_fenced(system, "Relevant memories", memories, trace, "memory")
         left = limit - self.count_tokens(system) - self.count_tokens(user_message or "")
         trace.messages = [{"role": "system", "content": system}, *self._add_window(left, trace)]
@@ -296,7 +292,8 @@ class HybridMemoryManager:
     # ---- Going further (09: forgetting, saving and loading) ----
     def erase(self, pattern: re.Pattern) -> list[Change]:
         """Remove every copy of what ``pattern`` matches from every part; their Changes."""
-        return [c for name in TIERS for c in _tier_changes(name, getattr(self, name).erase(pattern))]
+        changes = [_tier_changes(name, getattr(self, name).erase(pattern)) for name in TIERS]
+        return [c for part in changes for c in part]
 
     def forget(self, text_or_pattern: str | re.Pattern) -> list[Change]:
         """Forget a text (any spacing, any case) or a ``re`` pattern in every part; what was
@@ -310,12 +307,9 @@ class HybridMemoryManager:
 
     def to_state(self) -> dict:
         """Settings and the state of each part, as JSON-ready data."""
-        state = {name: getattr(self, name) for name in SETTINGS}
-        state["last_turn"] = self.last_turn
+        state = {name: getattr(self, name) for name in (*SETTINGS, "last_turn")}
         state["now"] = self.now.isoformat() if self.now else None
-        for name in TIERS:
-            state[name] = getattr(self, name).to_state()
-        return state
+        return state | {name: getattr(self, name).to_state() for name in TIERS}
 
     @classmethod
     def from_state(cls, state: dict, *, llm: LLM | None = None, clock=None,
