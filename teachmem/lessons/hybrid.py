@@ -139,8 +139,7 @@ def check_hybrid_class(cls: type) -> str | None:
                 if turn in asked:
                     answers.append((turn, mine.context(asked[turn]), list(mine.trace)))
         for (turn, sent, trace), packing in zip(answers, packings, strict=True):
-            query = "no query" if asked[turn] is None else f"asked {short(asked[turn], 24)!r}"
-            case = f"conversation {seed} (budget {budget}), after turn {turn}, {query}"
+            case = f"conversation {seed} (budget {budget}), turn {turn}"
             if not isinstance(sent, list) or not all(isinstance(m, dict) for m in sent):
                 return f"{case}: context() should return a list of messages, got {short(repr(sent), 40)}"
             want = packing.messages
