@@ -402,12 +402,10 @@ def _shown(value: Any) -> str:
     return "{" + ", ".join(repr(v) for v in sorted(value)) + "}" if isinstance(value, (set, frozenset)) else repr(value)
 
 
-# ---------------------------------------------------------------- a composite built from strategies
 @contextmanager
 def own_code_except_parts(composite: type) -> Iterator[None]:
-    """Like ``own_code``, for a class built from library strategies (notebook 06's hybrid): the
-    parts stay usable, and only ``composite`` is refused. Inside the block, making it or calling any
-    of its methods (even unbound, on the learner's own object) raises ``DoneByTeachmem``."""
+    """``own_code`` for a class built from strategies (notebook 06's hybrid): the parts stay usable;
+    making ``composite`` or calling any of its methods, even unbound, raises ``DoneByTeachmem``."""
     methods = [name for name, value in vars(composite).items() if inspect.isfunction(value)]
     with forbidding(*[(composite, name) for name in methods]):
         yield

@@ -58,7 +58,7 @@ def _unseen_conversation(seed: int) -> list[tuple[str, str, int, datetime]]:
     rng.shuffle(first)
     rng.shuffle(later)
     when = datetime(2026, 2, 2, 9)
-    said = []
+    said: list[tuple[str, str, int, datetime]] = []
     for content in first + later:
         for role, text in (("user", content), ("assistant", rng.choice(_REPLIES))):
             when += timedelta(minutes=rng.randint(1, 90))
@@ -141,7 +141,8 @@ def check_hybrid_class(cls: type) -> str | None:
         for (turn, sent, trace), packing in zip(answers, packings, strict=True):
             case = f"conversation {seed} (budget {budget}), turn {turn}"
             if not isinstance(sent, list) or not all(isinstance(m, dict) for m in sent):
-                return f"{case}: context() should return a list of messages, got {short(repr(sent), 40)}"
+                got = short(repr(sent), 40)
+                return f"{case}: context() should return a list of messages, got {got}"
             want = packing.messages
             problem = (_system_difference(case, sent[0].get("content", "") if sent else "",
                                           want[0]["content"])

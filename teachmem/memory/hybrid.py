@@ -6,23 +6,24 @@ token: entity facts (at most ``fact_share`` of the room), then long-term memorie
 question (at most ``memory_share``), then the window, newest first, in what is left. The room is
 the budget minus the reply's reserve, the system prompt and the user's message. Remembered text
 enters only as quoted data. A :class:`PromptTrace` says what went in, what was cut, and why.
+Going further (09): forgetting, saving and loading are inherited, from memory/hybrid_persistence.py.
 
 Taught in notebooks/06_hybrid_manager.ipynb.
 """
 from __future__ import annotations
 
-import re
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from datetime import datetime
 
 from teachmem.core.change import Change
-from teachmem.core.text import fenced, forget_pattern, quote, scrubbed
+from teachmem.core.text import fenced, quote
 from teachmem.core.tokens import TokenCounter, estimate_tokens
 from teachmem.core.validate import (require_callable, require_datetime, require_fraction,
                                     require_int_at_least, require_positive_int, require_role,
                                     require_text, require_turn)
 from teachmem.llm import LLM, OfflineLLM, score_importance
 from teachmem.memory.entity import EntityMemory
+from teachmem.memory.hybrid_persistence import HybridPersistence, tier_changes
 from teachmem.memory.semantic import SemanticMemoryStore
 from teachmem.memory.window import SlidingWindowMemory
 
@@ -31,9 +32,6 @@ DEFAULT_SYSTEM_PROMPT = "You are a helpful assistant."
 #: message is about, and a pasted megabyte would cost as much to judge as to keep.
 IMPORTANCE_CHARS = 4000
 SCORE_PARTS = ("relevance", "importance", "decay", "recency", "score")
-TIERS = ("window", "entity", "longterm")
-SETTINGS = ("token_budget", "reserve_tokens", "fact_share", "memory_share", "memory_top_k",
-            "min_importance", "system_prompt")
 
 
 @dataclass(frozen=True)
@@ -78,9 +76,9 @@ class PromptTrace:
 
     def split(self) -> dict[str, int]:
         """Where the budget went: fixed, each source, what is left unused, the reply's reserve."""
-        return {"fixed": self.fixed_tokens, "fact": self.used("fact"), "memory": self.used("memory"),
-                "message": self.used("message"), "unused": max(self.limit - self.prompt_tokens, 0),
-                "reply": self.reserve_tokens}
+        return {"fixed": self.fixed_tokens, "fact": self.used("fact"),
+                "memory": self.used("memory"), "message": self.used("message"),
+                "unused": max(self.limit - self.prompt_tokens, 0), "reply": self.reserve_tokens}
 
     def table(self, width: int = 58) -> str:
         """Every candidate on one line: kept ✓ or dropped ✗, source, turn, tokens, scores, why."""
@@ -97,7 +95,7 @@ class PromptTrace:
         return "\n".join(lines)
 
 
-class HybridMemoryManager:
+class HybridMemoryManager(HybridPersistence):
     """Entity facts + long-term memories + a conversation window, within ``token_budget``.
 
     Taught in notebooks/06_hybrid_manager.ipynb.
@@ -148,12 +146,12 @@ class HybridMemoryManager:
         undo = [(part, _snapshot(part)) for part in (self.window, self.entity)]
         try:
             added = self.window.add(role, content, turn=turn, timestamp=when)
-            changes = _tier_changes("window", added)
+            changes = tier_changes("window", added)
             added = self.entity.add(role, content, turn=turn, timestamp=when)
-            changes += _tier_changes("entity", added)
+            changes += tier_changes("entity", added)
             if content.strip() and importance >= self.min_importance:   # "" is no memory
                 added = self.longterm.store(content, "message", importance, when, turn=turn)
-                changes += _tier_changes("longterm", added)
+                changes += tier_changes("longterm", added)
         except Exception:
             for part, attributes in undo:
                 vars(part).update(attributes)
@@ -289,49 +287,7 @@ class HybridMemoryManager:
                 left -= cost
         return kept[::-1]
 
-    # ---- Going further (09: forgetting, saving and loading) ----
-    def erase(self, pattern: re.Pattern) -> list[Change]:
-        """Remove every copy of what ``pattern`` matches from every part; their Changes."""
-        changes = [_tier_changes(name, getattr(self, name).erase(pattern)) for name in TIERS]
-        return [c for part in changes for c in part]
-
-    def forget(self, text_or_pattern: str | re.Pattern) -> list[Change]:
-        """Forget a text (any spacing, any case) or a ``re`` pattern in every part; what was
-        removed, itself without the forgotten text (the report must not be one more copy).
-        ``teachmem.forget`` also cleans a database.
-
-        Taught in notebooks/09_persistence_and_governance.ipynb.
-        """
-        pattern = forget_pattern(text_or_pattern)
-        return scrubbed(self.erase(pattern), pattern)
-
-    def to_state(self) -> dict:
-        """Settings and the state of each part, as JSON-ready data."""
-        state = {name: getattr(self, name) for name in (*SETTINGS, "last_turn")}
-        state["now"] = self.now.isoformat() if self.now else None
-        return state | {name: getattr(self, name).to_state() for name in TIERS}
-
-    @classmethod
-    def from_state(cls, state: dict, *, llm: LLM | None = None, clock=None,
-                   token_counter: TokenCounter = estimate_tokens) -> HybridMemoryManager:
-        """Rebuild from ``to_state()``; model and token counter are not state, so pass them again.
-        Without a ``clock`` the parts share one that resumes at the saved time."""
-        settings = {name: state[name] for name in SETTINGS}
-        manager = cls(**settings, llm=llm, clock=clock, token_counter=token_counter)
-        manager.last_turn = state["last_turn"]
-        manager.window = SlidingWindowMemory.from_state(state["window"])
-        manager.longterm = SemanticMemoryStore.from_state(state["longterm"], clock=clock)
-        manager.clock = manager.longterm.clock
-        manager.entity = EntityMemory.from_state(state["entity"], clock=manager.clock)
-        manager.now = datetime.fromisoformat(state["now"]) if state["now"] else None
-        return manager
-
 
 def _snapshot(part) -> dict:
     """A part's attributes, lists and dicts copied: enough to undo a write that appends."""
     return {k: v.copy() if isinstance(v, (list, dict)) else v for k, v in vars(part).items()}
-
-
-def _tier_changes(tier: str, changes: list[Change] | None) -> list[Change]:
-    """A part's Changes, each id prefixed with its name ("entity:e2")."""
-    return [replace(c, id=f"{tier}:{c.id}") for c in changes or []]
