@@ -21,16 +21,14 @@ def test_re_running_earlier_cells_changes_no_later_answer(cells, monkeypatch):
     monkeypatch.chdir(ROOT)
     namespace: dict = {}
     first = {cid: run_cell(src, namespace) for cid, src in cells.items()}
-    # go back: the agreement check, the naive demo, the budget loop, the packing's helpers, the small example
-    for cid in ("fe526b97", "39641ca3", "67e485a2", "f27ef025"):
+    # go back: the checker of your class, the budget loop, the library's source, section 4 once more
+    for cid in ("fe526b97", "67e485a2", "f27ef025", "acdad3c9"):
         run_cell(cells[cid], namespace)
-    run_cell(cells["acdad3c9"], namespace)                                   # section 4 once more
-    assert callable(namespace["block"])                                 # section 4's counter has its own name
-    assert run_cell(cells["fe526b97"], namespace) == first["fe526b97"]      # block() still packs
+    assert run_cell(cells["fe526b97"], namespace) == first["fe526b97"]      # the check says the same
     for cid in ("fe526b97", "67e485a2"):                               # ... then re-run a loop that reassigns
         run_cell(cells[cid], namespace)
-    assert run_cell(cells["4305bef2"], namespace) == first["4305bef2"]
-    assert run_cell(cells["406ff8f2"], namespace) == first["406ff8f2"]      # the poisoned prompt, not the naive one
+    assert run_cell(cells["4305bef2"], namespace) == first["4305bef2"]      # the dropped copies of MySQL
+    assert run_cell(cells["5bda5f9c"], namespace) == first["5bda5f9c"]      # the poisoned prompt
     namespace["predicted_turns"] = load_solutions("06_hybrid_manager").predicted_turns
     revealed = run_cell(cells["587397cb"], namespace)
     assert "the manager keeps turns  [25, 26, 27, 28]" in revealed

@@ -400,3 +400,12 @@ def prediction_problem(prediction: Any, actual: Any, why: str) -> str | None:
 def _shown(value: Any) -> str:
     """A prediction as a learner wrote it: sets sorted, so the sentence is the same on every run."""
     return "{" + ", ".join(repr(v) for v in sorted(value)) + "}" if isinstance(value, (set, frozenset)) else repr(value)
+
+
+@contextmanager
+def own_code_except_parts(composite: type) -> Iterator[None]:
+    """``own_code`` for a class built from strategies (notebook 06's hybrid): the parts stay usable;
+    making ``composite`` or calling any of its methods, even unbound, raises ``DoneByTeachmem``."""
+    methods = [name for name, value in vars(composite).items() if inspect.isfunction(value)]
+    with forbidding(*[(composite, name) for name in methods]):
+        yield

@@ -5,6 +5,8 @@ Taught in notebooks/06_hybrid_manager.ipynb.
 from __future__ import annotations
 
 import functools
+import random
+from datetime import datetime, timedelta
 from numbers import Real
 
 import ipywidgets
@@ -14,8 +16,142 @@ from matplotlib.figure import Figure
 from teachmem.lab.replay import context_text, feed
 from teachmem.lab.scenarios import Scenario, fact_in_text, load_scenario
 from teachmem.lessons.common import (OKABE_ITO, after_prediction as after_prediction, answer_checker,
-                                     explore as explore, figure, mark, short, wrapped as wrapped)
+                                     class_checker, explore as explore, figure,
+                                     first_context_difference, mark, own_code_except_parts, short,
+                                     show_source as show_source, wrapped as wrapped)
 from teachmem.memory.hybrid import Candidate, HybridMemoryManager, PromptTrace
+
+# ---------------------------------------------------------------- your hybrid manager
+# Unseen conversations for check_hybrid_class: decisions, some changed later, small talk, replies.
+# Made here, seeded, never printed.
+_DECISIONS = (("My name is Dana and I live in Lisbon.", "I moved to Porto last month."),
+              ("We use PostgreSQL for the database.", "Let's switch to MySQL instead."),
+              ("I prefer pytest for testing.", "I prefer unittest over pytest now."),
+              ("We will host it on Fly.io.", "Actually, let's use Render for hosting."),
+              ("The deadline is the end of June.", None),
+              ("I work at Helios as a data engineer.", None),
+              ("The backend will be Go with Gin.", None),
+              ("We decided to use Redis for caching.", None),
+              ("Logins should use magic links sent by email.", None),
+              ("Payments go through PayPal.", None),
+              ("Our budget is about 40 dollars a month.", None))
+_SMALL_TALK = ("haha sure", "Sounds good, thanks!", "Can you remind me what we said about caching?",
+               "The app is a recipe planner for my parents.", "ok, one more thing",
+               "My favourite colour is green.")
+_REPLIES = ("Noted.", "Great, I will keep that in mind for the rest of the project.",
+            "Understood. I will write that down with the other decisions we made so far.",
+            "That works well; it is a common choice for a small team with a tight budget.",
+            "Good question. Let me check what we said before and come back to it.")
+_QUESTIONS = ("Which database and which test framework do we use now?",
+              "Where do I live, and where is the app hosted?", "What is the deadline?")
+#: (seed, token budget) of each unseen conversation: tight budgets, so the caps and the window cut.
+_CASES = ((1, 650), (2, 700), (3, 650))
+
+
+def _unseen_conversation(seed: int) -> list[tuple[str, str, int, datetime]]:
+    """``(role, content, turn, when)`` for each message: every user message answered, first the
+    decisions and small talk in a shuffled order, then the changes of mind among more of them."""
+    rng = random.Random(seed)
+    decisions = rng.sample(_DECISIONS, 8)
+    first = [said for said, _ in decisions] + rng.sample(_SMALL_TALK, 3)
+    later = [change for _, change in decisions if change] + rng.sample(_SMALL_TALK, 2)
+    rng.shuffle(first)
+    rng.shuffle(later)
+    when = datetime(2026, 2, 2, 9)
+    said: list[tuple[str, str, int, datetime]] = []
+    for content in first + later:
+        for role, text in (("user", content), ("assistant", rng.choice(_REPLIES))):
+            when += timedelta(minutes=rng.randint(1, 90))
+            said.append((role, text, len(said) + 1, when))
+    return said
+
+
+def _checkpoints(said: list[tuple]) -> dict[int, str | None]:
+    """After how many messages context() is asked, and with which query."""
+    return {12: _QUESTIONS[0], 17: None, len(said) - 3: _QUESTIONS[2], len(said): _QUESTIONS[1]}
+
+
+def _library_packings(said: list[tuple], budget: int) -> list[PromptTrace]:
+    """The library's packing at each checkpoint: what context(query) sends, and its trace."""
+    manager = HybridMemoryManager(budget)
+    asked = _checkpoints(said)
+    packings = []
+    for role, content, turn, when in said:
+        manager.add(role, content, turn=turn, timestamp=when)
+        if turn in asked:   # the packing context() does, with its trace
+            packings.append(manager._pack(asked[turn], manager.system_prompt, None))
+    return packings
+
+
+def _shown(entry: tuple) -> str:
+    return f"{'✓' if entry[2] else '✗'} {entry[0]} {short(str(entry[1]), 40)!r}"
+
+
+def _system_difference(case: str, got: str, want: str) -> str | None:
+    """One line naming the first line of the system message that differs, or None."""
+    mine, theirs = got.splitlines(), want.splitlines()
+    for index, line in enumerate(theirs):
+        if index >= len(mine):
+            return f"{case}: your system message stops before {short(line, 50)!r}"
+        if mine[index] != line:
+            return (f"{case}: the system message's line {index + 1} should be {short(line, 42)!r}, "
+                    f"yours is {short(mine[index], 42)!r}")
+    if len(mine) > len(theirs):
+        return f"{case}: your system message goes on with {short(mine[len(theirs)], 50)!r}"
+    return None
+
+
+def _trace_difference(case: str, got: object, want: list[Candidate]) -> str | None:
+    """One line naming the first trace entry that differs from the library's candidates."""
+    if not isinstance(got, list) or not all(isinstance(e, tuple) and len(e) == 4 for e in got):
+        return (f"{case}: self.trace should be a list of (source, text, kept, why) tuples, "
+                f"got {short(repr(got), 40)}")
+    wanted = [(c.source, c.text, c.kept) for c in want if not c.reason.startswith("outside")]
+    for index, (entry, (source, text, kept)) in enumerate(zip(got, wanted, strict=False)):
+        if entry[:3] != (source, text, kept):
+            return (f"{case}: trace entry {index + 1} should be {_shown((source, text, kept))}, "
+                    f"yours is {_shown(entry)}")
+        if not isinstance(entry[3], str) or not entry[3].strip():
+            return f"{case}: trace entry {index + 1} should say why, in words; got {entry[3]!r}"
+    if len(got) != len(wanted):
+        return f"{case}: your trace has {len(got)} entries; the packing considered {len(wanted)}"
+    return None
+
+
+@class_checker("hybrid manager")
+def check_hybrid_class(cls: type) -> str | None:
+    """Section 2: the learner's manager, on three unseen conversations at tight budgets, sends the
+    same messages as ``HybridMemoryManager.context`` at four points of each, and its trace records
+    the same candidates, kept or dropped, each with a reason. It may use the window, entity and
+    semantic stores, but not the hybrid manager.
+
+    Taught in notebooks/06_hybrid_manager.ipynb.
+    """
+    for seed, budget in _CASES:
+        said = _unseen_conversation(seed)
+        asked = _checkpoints(said)
+        packings = _library_packings(said, budget)
+        answers = []
+        with own_code_except_parts(HybridMemoryManager):
+            mine = cls(token_budget=budget)
+            for role, content, turn, when in said:
+                mine.add(role, content, turn=turn, timestamp=when)
+                if turn in asked:
+                    answers.append((turn, mine.context(asked[turn]), list(mine.trace)))
+        for (turn, sent, trace), packing in zip(answers, packings, strict=True):
+            case = f"conversation {seed} (budget {budget}), turn {turn}"
+            if not isinstance(sent, list) or not all(isinstance(m, dict) for m in sent):
+                got = short(repr(sent), 40)
+                return f"{case}: context() should return a list of messages, got {got}"
+            want = packing.messages
+            problem = (_system_difference(case, sent[0].get("content", "") if sent else "",
+                                          want[0]["content"])
+                       or first_context_difference(case, sent, want)
+                       or _trace_difference(case, trace, packing.candidates))
+            if problem:
+                return problem
+    return None
+
 
 #: The budget of notebook 06's caps demo and exercises: there the fact cap leaves the MySQL fact out.
 TIGHT_BUDGET = 700
