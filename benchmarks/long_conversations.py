@@ -1,7 +1,7 @@
 """The bundled long conversations, written as text: ``teachmem/lab/data/long_conversations.json``.
 
 Each conversation runs over eight sessions spread across months, in the LoCoMo format
-(``teachmem.lab.locomo``). Most of its questions ask about the first four sessions, so that a store has to
+(``teachmem.lab.evaluation.locomo``). Most of its questions ask about the first four sessions, so that a store has to
 find what was said months before the question; the last four of each conversation ask about the late
 sessions (five to eight): recent events, and values that changed since an early session said otherwise,
 where the late turn is the evidence and the recent value must win. Run

@@ -10,7 +10,7 @@ import pytest
 from teachmem import ConversationBuffer, SlidingWindowMemory, load_scenario, list_scenarios
 from teachmem.lessons import evaluate as check
 from teachmem.core.clock import ManualClock
-from teachmem.lab.evaluate import (METRICS, Scoreboard, duplicate_fraction, evaluate, load_scenarios,
+from teachmem.lab.evaluation.scenario_scores import (METRICS, Scoreboard, duplicate_fraction, evaluate, load_scenarios,
                                recall_coverage, recall_precision, text_table)
 from teachmem.lessons.evaluate import plot_cost_vs_quality, plot_scoreboard, probe_view
 from teachmem.lab.replay import replay

@@ -10,9 +10,9 @@ from matplotlib.colors import to_rgba
 from conftest import fails, load_solutions, passes
 from teachmem import ConversationBuffer, HybridMemoryManager, MemoryDB, evidence_recall, load_locomo, load_scenario
 from teachmem.core.words import STOPWORDS as TEACHMEM_STOPWORDS
-from teachmem.lab.evaluate import default_strategies, evaluate
+from teachmem.lab.evaluation.scenario_scores import default_strategies, evaluate
 from teachmem.lab.governance import RetentionPolicy, find_pii, provenance, redact_pii
-from teachmem.lab.locomo import LOCOMO_SAMPLE
+from teachmem.lab.evaluation.locomo import LOCOMO_SAMPLE
 from teachmem.lessons import evaluate as lesson08
 from teachmem.lessons import internals as lesson09b
 from teachmem.lessons import locomo as lesson08b

@@ -9,7 +9,7 @@ from psycopg import errors
 
 from conftest import ROOT, fails, load_solutions, passes
 from teachmem import PgMemoryStore, local_postgres
-from teachmem.lab.pg_rank import RANKED
+from teachmem.lab.storage.pg_rank import RANKED
 from teachmem.lessons import production as lesson
 
 s10 = load_solutions("10_from_laptop_to_production")

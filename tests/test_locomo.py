@@ -1,4 +1,4 @@
-"""teachmem.lab.locomo: the loader, its errors, the blemishes, and evidence recall@k checked independently."""
+"""teachmem.lab.evaluation.locomo: the loader, its errors, the blemishes, and evidence recall@k checked independently."""
 import json
 import subprocess
 import sys
@@ -7,7 +7,7 @@ import matplotlib.figure
 import pytest
 
 from teachmem import LOCOMO_SAMPLE, SemanticMemoryStore, evidence_recall, load_locomo
-from teachmem.lab.locomo import LocomoError, category_label, recall_at_k, store_retriever
+from teachmem.lab.evaluation.locomo import LocomoError, category_label, recall_at_k, store_retriever
 from teachmem.lessons.locomo import plot_recall_at_k
 
 from conftest import ROOT

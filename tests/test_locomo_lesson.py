@@ -9,8 +9,8 @@ import pytest
 
 from conftest import fails, load_solutions, passes
 from teachmem import estimate_tokens, evidence_recall, load_locomo
-from teachmem.lab.locomo import LOCOMO_SAMPLE, LONG_CONVERSATIONS
-from teachmem.lab.longterm import fed_recall
+from teachmem.lab.evaluation.locomo import LOCOMO_SAMPLE, LONG_CONVERSATIONS
+from teachmem.lab.evaluation.recall_over_time import fed_recall
 from teachmem.lessons import locomo as lesson
 
 NOTEBOOK = Path(__file__).resolve().parent.parent / "notebooks" / "08b_evaluate_on_locomo.ipynb"

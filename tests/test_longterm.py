@@ -17,9 +17,9 @@ import numpy as np
 import pytest
 
 from teachmem.core.clock import ManualClock
-from teachmem.lab.locomo import LONG_CONVERSATIONS, LocomoError, load_locomo
-from teachmem.lab.evaluate import evaluate
-from teachmem.lab.longterm import (budget_recall, by_evidence_session, fed_recall, halves, session_time,
+from teachmem.lab.evaluation.locomo import LONG_CONVERSATIONS, LocomoError, load_locomo
+from teachmem.lab.evaluation.scenario_scores import evaluate
+from teachmem.lab.evaluation.recall_over_time import (budget_recall, by_evidence_session, fed_recall, halves, session_time,
                                     tolerant_recall)
 from teachmem.lessons import semantic as lesson
 from teachmem.lessons.common import OKABE_ITO

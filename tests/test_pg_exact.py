@@ -6,8 +6,8 @@ import pytest
 from conftest import RUN
 from teachmem import EPOCH, ManualClock, PgMemoryStore, SemanticMemoryStore
 from teachmem.core.embed import RandomEmbedder
-from teachmem.lab import pg_rank
-from teachmem.lab.pg_rank import oldest_reaching
+from teachmem.lab.storage import pg_rank
+from teachmem.lab.storage.pg_rank import oldest_reaching
 
 ROWS, QUESTIONS = 600, 40
 

@@ -4,7 +4,7 @@ import pytest
 
 from conftest import index_nearest
 from teachmem import PgMemoryStore
-from teachmem.lab.pg_schema import APP_ROLE
+from teachmem.lab.storage.pg_schema import APP_ROLE
 
 
 @pytest.fixture

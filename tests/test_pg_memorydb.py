@@ -11,7 +11,7 @@ import pytest
 from conftest import drop_database, fresh_database
 from teachmem import ConversationBuffer, MemoryDB, PgMemoryStore, SchemaVersionError
 from teachmem.lab.governance import forget
-from teachmem.lab.postgres import ENV_DSN, LocalPostgres, read_replica, wait_for_replay
+from teachmem.lab.storage.postgres import ENV_DSN, LocalPostgres, read_replica, wait_for_replay
 
 
 @pytest.fixture

@@ -12,7 +12,7 @@ import pytest
 
 from conftest import run_cell
 
-from teachmem.lab.postgres import ENV_DSN, read_replica
+from teachmem.lab.storage.postgres import ENV_DSN, read_replica
 
 ROOT = Path(__file__).resolve().parent.parent
 NOTEBOOK = ROOT / "notebooks" / "10_from_laptop_to_production.ipynb"
@@ -123,7 +123,7 @@ def test_10_the_cleanup_runs_twice_and_leaves_nothing_running(notebook_run):
 KILLED = """
 import sys
 from teachmem import local_postgres
-from teachmem.lab.postgres import read_replica
+from teachmem.lab.storage.postgres import read_replica
 server = local_postgres()
 replica = read_replica(server, server.folder)       # as notebook 10 does
 print(server.folder, flush=True)

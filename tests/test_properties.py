@@ -29,7 +29,7 @@ import pytest
 from hypothesis import HealthCheck, Phase, given, settings, strategies as st
 
 import teachmem
-from teachmem.lab.store import MemoryDB
+from teachmem.lab.storage.memory_db import MemoryDB
 
 AWARE = datetime(2026, 1, 1, 12, 0, tzinfo=timezone(timedelta(hours=5)))
 SKIP = {"to_state", "from_state", "save", "load"}       # save/load(path) of a strategy write files

@@ -22,7 +22,7 @@ from teachmem.core.clock import EPOCH
 from teachmem.lab.governance import RetentionPolicy, apply_fresh, apply_retention, forget, provenance
 from teachmem.memory.hybrid import HybridMemoryManager
 from teachmem.memory.semantic import SCORINGS
-from teachmem.lab.store import MemoryDB, MemoryNotFound
+from teachmem.lab.storage.memory_db import MemoryDB, MemoryNotFound
 
 
 

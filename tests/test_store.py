@@ -20,7 +20,7 @@ from teachmem import ConversationBuffer, SlidingWindowMemory, TokenBudgetWindow
 from teachmem.memory.semantic import SemanticMemoryStore
 from teachmem.memory.summary import SummaryMemory
 from teachmem.lab.replay import feed
-from teachmem.lab.store import SCHEMA_VERSION, MemoryDB, MemoryNotFound, SchemaVersionError, register_strategy
+from teachmem.lab.storage.memory_db import SCHEMA_VERSION, MemoryDB, MemoryNotFound, SchemaVersionError, register_strategy
 from conftest import dump, stored_rows
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -353,7 +353,7 @@ def test_concurrent_writers_lose_nothing(memorydb_path):
 CHILD = textwrap.dedent("""
     import sys
     from teachmem.memory.semantic import SemanticMemoryStore
-    from teachmem.lab.store import MemoryDB
+    from teachmem.lab.storage.memory_db import MemoryDB
     path, pause_at = sys.argv[1], int(sys.argv[2])
     store = SemanticMemoryStore()
     for i in range(400):      # ~0.5 MB a save: a batch outgrows SQLite's page cache and spills to the WAL

@@ -25,8 +25,8 @@ import teachmem
 import teachmem.core.validate as validate
 from teachmem import ConversationBuffer, SemanticMemoryStore, SlidingWindowMemory
 from teachmem.core.clock import ManualClock
-from teachmem.lab import store
-from teachmem.lab.store import MemoryDB, register_strategy, strategy_class
+from teachmem.lab.storage import memory_db as store
+from teachmem.lab.storage.memory_db import MemoryDB, register_strategy, strategy_class
 from conftest import dump
 
 ROOT = Path(__file__).resolve().parent.parent

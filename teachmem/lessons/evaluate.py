@@ -12,7 +12,7 @@ import numpy as np
 from matplotlib.figure import Figure
 from matplotlib.patches import Patch
 
-from teachmem.lab.evaluate import METRICS, Scoreboard, default_strategies, evaluate
+from teachmem.lab.evaluation.scenario_scores import METRICS, Scoreboard, default_strategies, evaluate
 from teachmem.lab.replay import replay
 from teachmem.lab.scenarios import Fact, Question, Scenario, Turn, load_scenario
 from teachmem.lessons.common import (OKABE_ITO, after_prediction as after_prediction, answer_checker, checker,

@@ -11,10 +11,10 @@ from collections.abc import Callable, Mapping, Sequence
 from matplotlib.figure import Figure
 
 from teachmem.core.tokens import estimate_tokens
-from teachmem.lab.locomo import (CATEGORY_NAMES as CATEGORY_NAMES, LOCOMO_SAMPLE, LONG_CONVERSATIONS, LocomoConversation,
+from teachmem.lab.evaluation.locomo import (CATEGORY_NAMES as CATEGORY_NAMES, LOCOMO_SAMPLE, LONG_CONVERSATIONS, LocomoConversation,
                                  RecallReport, category_label as category_label, evidence_recall, load_locomo)
-from teachmem.lab.longterm import FedReport
-from teachmem.lab.scoreboard import text_table
+from teachmem.lab.evaluation.recall_over_time import FedReport
+from teachmem.lab.evaluation.scoreboard import text_table
 from teachmem.lessons.common import (OKABE_ITO, after_prediction as after_prediction, answer_checker, figure,
                                      prediction_problem, short, wrapped as wrapped)
 

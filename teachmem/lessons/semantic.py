@@ -14,8 +14,8 @@ from matplotlib.figure import Figure
 
 from teachmem.core.validate import require_int_at_least, require_text
 from teachmem.lab.scenarios import Scenario
-from teachmem.lab.locomo import LocomoConversation
-from teachmem.lab.longterm import FedReport, by_evidence_session, fed_recall
+from teachmem.lab.evaluation.locomo import LocomoConversation
+from teachmem.lab.evaluation.recall_over_time import FedReport, by_evidence_session, fed_recall
 from teachmem.lessons.common import (OKABE_ITO, after_prediction as after_prediction, answer_checker, checker,
                                      explore as explore, figure, short)
 from teachmem.llm import importance_rules

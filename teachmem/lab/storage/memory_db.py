@@ -27,7 +27,7 @@ store, on the ``sqlite3`` module of the standard library (one file, no server).
   ``compact()`` folds the write-ahead log back, so a deleted memory does not
   linger in the file's bytes.
 * **Or a server.** Given a ``postgresql://`` DSN instead of a path, the same
-  SQL runs on PostgreSQL (``teachmem.lab.pg_file``): one contract, two
+  SQL runs on PostgreSQL (``teachmem.lab.storage.pg_file``): one contract, two
   back-ends, each opening, locking, compacting and auditing its own way.
 
 Taught in notebooks/09_persistence_and_governance.ipynb and
@@ -45,9 +45,9 @@ from typing import Callable
 
 from teachmem.core.text import forget_pattern
 from teachmem.core.validate import require_text
-from teachmem.lab.pg_file import PgDatabase, is_dsn
-from teachmem.lab.sqlite_file import APPLICATION_ID, SCHEMA_VERSION, SchemaVersionError, SqliteFile
-from teachmem.lab.state_codec import (canonical_name, decode_state, encode_state, register_strategy, strategy_class,
+from teachmem.lab.storage.pg_file import PgDatabase, is_dsn
+from teachmem.lab.storage.sqlite_file import APPLICATION_ID, SCHEMA_VERSION, SchemaVersionError, SqliteFile
+from teachmem.lab.storage.state_codec import (canonical_name, decode_state, encode_state, register_strategy, strategy_class,
                                       strategy_name)
 
 __all__ = ["APPLICATION_ID", "MemoryDB", "MemoryNotFound", "SchemaVersionError", "SCHEMA_VERSION",

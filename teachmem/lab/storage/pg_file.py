@@ -21,9 +21,9 @@ import urllib.parse
 from pathlib import Path
 from typing import Any
 
-from teachmem.lab.postgres import INSTALL_HINT
-from teachmem.lab.sqlite_file import SCHEMA_VERSION, SchemaVersionError
-from teachmem.lab.state_codec import raw_count
+from teachmem.lab.storage.postgres import INSTALL_HINT
+from teachmem.lab.storage.sqlite_file import SCHEMA_VERSION, SchemaVersionError
+from teachmem.lab.storage.state_codec import raw_count
 
 try:
     import psycopg

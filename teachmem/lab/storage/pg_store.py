@@ -22,9 +22,9 @@ from teachmem.core.text import fenced, quote
 from teachmem.core.validate import (require_callable, require_datetime, require_fraction, require_int_at_least,
                                     require_positive_int, require_text)
 from teachmem.core.vectors import require_labels
-from teachmem.lab.pg_rank import explain_plan, ranked, record_recall
-from teachmem.lab.pg_schema import ensure_schema, enter_as_user
-from teachmem.lab.postgres import INSTALL_HINT
+from teachmem.lab.storage.pg_rank import explain_plan, ranked, record_recall
+from teachmem.lab.storage.pg_schema import ensure_schema, enter_as_user
+from teachmem.lab.storage.postgres import INSTALL_HINT
 from teachmem.memory.semantic import SemanticMemoryStore, fact_key
 
 try:

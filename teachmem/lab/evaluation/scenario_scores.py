@@ -62,7 +62,7 @@ from tqdm import tqdm
 from teachmem.core.clock import ManualClock
 from teachmem.lab.replay import Step, comparison_strategies, context_text, held_facts, replay
 from teachmem.lab.scenarios import Fact, Scenario, fact_in_text, list_scenarios, load_scenario
-from teachmem.lab.scoreboard import (METRICS, Evaluation, ProbeResult, Scoreboard, duplicate_fraction,
+from teachmem.lab.evaluation.scoreboard import (METRICS, Evaluation, ProbeResult, Scoreboard, duplicate_fraction,
                                      mention_counts, recall_coverage, recall_precision, text_table)
 
 __all__ = ["METRICS", "ProbeResult", "Evaluation", "Scoreboard", "evaluate", "default_strategies",

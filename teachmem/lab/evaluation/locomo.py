@@ -18,7 +18,7 @@ on the real thing. ``LONG_CONVERSATIONS``, also written for this project, holds
 eight conversations of eight sessions each, spread over seven to eleven months,
 whose questions ask mostly about the first four sessions and, four a
 conversation, about the last four: recent events and values that changed (see
-``teachmem.lab.longterm``; the file is written by ``benchmarks/long_conversations.py``).
+``teachmem.lab.evaluation.recall_over_time``; the file is written by ``benchmarks/long_conversations.py``).
 
 **Evidence recall@k**, exactly: every turn of a conversation is stored in a
 fresh retriever as ``"speaker: text"``, in file order (sessions by number).
@@ -44,11 +44,11 @@ from typing import Any, Callable, Iterable, Sequence
 from tqdm import tqdm
 
 from teachmem.lab.scenarios import read_json
-from teachmem.lab.scoreboard import text_table
+from teachmem.lab.evaluation.scoreboard import text_table
 from teachmem.memory.semantic import SemanticMemoryStore
 
-LOCOMO_SAMPLE = Path(__file__).parent / "data" / "locomo_sample.json"
-LONG_CONVERSATIONS = Path(__file__).parent / "data" / "long_conversations.json"
+LOCOMO_SAMPLE = Path(__file__).parent.parent / "data" / "locomo_sample.json"
+LONG_CONVERSATIONS = Path(__file__).parent.parent / "data" / "long_conversations.json"
 DEFAULT_KS = (1, 5, 10, 20)
 _SESSION = re.compile(r"session_(\d+)")
 _DIA_ID = re.compile(r"D\d+:\d+")

@@ -1,6 +1,6 @@
 """Recall over months: a store fed the way an application feeds it, measured three ways.
 
-``evidence_recall`` (in ``teachmem.lab.locomo``) stores every turn at the same moment, so it
+``evidence_recall`` (in ``teachmem.lab.evaluation.locomo``) stores every turn at the same moment, so it
 measures relevance alone. An application does not: each turn arrives through
 ``add(role, content, turn=, timestamp=)`` on the day it was said, and the question comes after the
 last session, so whatever the store does with time plays its part. ``fed_recall`` does that and
@@ -27,8 +27,8 @@ from typing import Any, Callable, Sequence
 
 from teachmem.core.clock import ManualClock
 from teachmem.core.tokens import TokenCounter, estimate_tokens
-from teachmem.lab.locomo import LocomoConversation, LocomoError, category_label, recall_at_k, require_ks
-from teachmem.lab.scoreboard import text_table
+from teachmem.lab.evaluation.locomo import LocomoConversation, LocomoError, category_label, recall_at_k, require_ks
+from teachmem.lab.evaluation.scoreboard import text_table
 from teachmem.memory.semantic import SemanticMemoryStore
 
 DEFAULT_BUDGETS = (500, 1000, 2000)
@@ -63,7 +63,7 @@ def by_evidence_session(conversations: Sequence[LocomoConversation], first: int,
     """Each conversation with only the questions whose latest valid evidence turn lies in sessions ``first``
     to ``last`` (questions with no valid evidence are dropped).
 
-    >>> from teachmem.lab.locomo import LONG_CONVERSATIONS, load_locomo
+    >>> from teachmem.lab.evaluation.locomo import LONG_CONVERSATIONS, load_locomo
     >>> [len(c.questions) for c in by_evidence_session(load_locomo(LONG_CONVERSATIONS)[:2], 5, 8)]
     [4, 4]
     """

@@ -1,7 +1,7 @@
 """The scoreboard of the evaluation: the metrics on plain sets, one strategy's ``Evaluation``
 on one scenario, and the ``Scoreboard`` of every strategy on every scenario, as plain-text tables.
 
-The metrics are defined in ``teachmem.lab.evaluate``'s docstring; ``evaluate`` fills the board.
+The metrics are defined in ``teachmem.lab.evaluation.scenario_scores``'s docstring; ``evaluate`` fills the board.
 
 Taught in notebooks/08_evaluate_memory.ipynb.
 """

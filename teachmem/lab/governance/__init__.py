@@ -44,9 +44,9 @@ from teachmem.core.change import Change
 from teachmem.core.embed import embedder_from_config
 from teachmem.core.text import forget_pattern, scrubbed
 from teachmem.core.validate import require_text
-from teachmem.lab.freshness import Observation, naive_utc, apply_fresh, memory_observations, reconcile
-from teachmem.lab.pii import PIIMatch, find_pii, luhn_valid, redact_pii
-from teachmem.lab.store import MemoryDB
+from teachmem.lab.governance.freshness import Observation, naive_utc, apply_fresh, memory_observations, reconcile
+from teachmem.lab.governance.pii import PIIMatch, find_pii, luhn_valid, redact_pii
+from teachmem.lab.storage.memory_db import MemoryDB
 from teachmem.core.text import REDACTED
 
 __all__ = ["PIIMatch", "find_pii", "luhn_valid", "redact_pii", "Provenance", "provenance",

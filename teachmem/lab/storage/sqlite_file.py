@@ -17,7 +17,7 @@
   is never created or changed.
 
 ``SqliteFile`` is ``MemoryDB``'s back-end for a file path (``PgDatabase`` in
-``teachmem.lab.pg_file`` is the one for a ``postgresql://`` DSN): the same SQL
+``teachmem.lab.storage.pg_file`` is the one for a ``postgresql://`` DSN): the same SQL
 runs on both; each back-end opens, locks, compacts and audits its own way.
 
 Taught in notebooks/09b_sqlite_internals_and_audits.ipynb.
@@ -31,7 +31,7 @@ import time
 from pathlib import Path
 from typing import Callable
 
-from teachmem.lab.state_codec import raw_count
+from teachmem.lab.storage.state_codec import raw_count
 
 __all__ = ["APPLICATION_ID", "SCHEMA_VERSION", "SchemaVersionError", "SqliteFile", "open_database"]
 

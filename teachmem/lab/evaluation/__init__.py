@@ -1,0 +1,9 @@
+"""Evaluation: what a strategy remembers, forgets and costs, measured.
+
+* ``scenario_scores``: replay strategies over the scenarios and score every context (notebook 08);
+* ``scoreboard``: the metrics' names and the table they fill;
+* ``locomo``: the LoCoMo format, its sample and the bundled long conversations, evidence recall (08b);
+* ``recall_over_time``: a store fed turn by turn on the sessions' own dates, recall over months (05).
+
+``python -m teachmem.evaluate`` is the command line over all four.
+"""
