@@ -155,7 +155,7 @@ def _replay():
 
 @functools.cache
 def _chart():
-    from teachmem.lessons.projector import ComparisonChart
+    from teachmem.app.projector import ComparisonChart
     return ComparisonChart(_replay())
 
 
@@ -171,7 +171,7 @@ def _page_text(markup: str) -> str:
 
 
 def _expected_table(turn: int) -> str:
-    from teachmem.lessons.projector import comparison_html
+    from teachmem.app.projector import comparison_html
     return _page_text(comparison_html(_replay(), turn))
 
 
@@ -362,7 +362,7 @@ def _extraction_marks(page, turn: int) -> None:
     """The extraction visualiser at ``turn`` shows what ``extraction_html`` says, its highlights included."""
     from teachmem import load_scenario
     from teachmem.lab.replay import extractions
-    from teachmem.lessons.projector import extraction_html
+    from teachmem.app.projector import extraction_html
     scenario = load_scenario("project_30")
     want = extraction_html(extractions(scenario), turn, scenario)
     view = page.locator(".widget-html-content").filter(has_text=f"The message of turn {turn} ").first

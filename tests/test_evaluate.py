@@ -8,11 +8,11 @@ import matplotlib.figure
 import pytest
 
 from teachmem import ConversationBuffer, SlidingWindowMemory, load_scenario, list_scenarios
-from teachmem.lessons import evaluate as check
+from teachmem.lessons import evaluate_memory as check
 from teachmem.core.clock import ManualClock
 from teachmem.lab.evaluation.scenario_scores import (METRICS, Scoreboard, duplicate_fraction, evaluate, load_scenarios,
                                recall_coverage, recall_precision, text_table)
-from teachmem.lessons.evaluate import plot_cost_vs_quality, plot_scoreboard, probe_view
+from teachmem.lessons.evaluate_memory import plot_cost_vs_quality, plot_scoreboard, probe_view
 from teachmem.lab.replay import replay
 from teachmem.lab.scenarios import Scenario
 from teachmem.core.tokens import estimate_tokens

@@ -13,7 +13,7 @@ from teachmem.core.words import STOPWORDS as TEACHMEM_STOPWORDS
 from teachmem.lab.evaluation.scenario_scores import default_strategies, evaluate
 from teachmem.lab.governance import RetentionPolicy, find_pii, provenance, redact_pii
 from teachmem.lab.evaluation.locomo import LOCOMO_SAMPLE
-from teachmem.lessons import evaluate as lesson08
+from teachmem.lessons import evaluate_memory as lesson08
 from teachmem.lessons import internals as lesson09b
 from teachmem.lessons import locomo as lesson08b
 from teachmem.lessons import persistence as lesson09

@@ -16,7 +16,7 @@ from teachmem.lab.replay import (comparison_strategies, extraction_strategies, e
 from teachmem.lab.scenarios import DATA, ScenarioError
 from teachmem.core.tokens import count_message_tokens
 from teachmem.lessons.common import explore, shown_text
-from teachmem.lessons.compare import EXTRACTORS, comparison_view, extraction_view
+from teachmem.app.comparison import EXTRACTORS, comparison_view, extraction_view
 from teachmem.lessons.hybrid import budget_view
 
 

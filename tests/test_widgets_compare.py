@@ -5,7 +5,7 @@ import pytest
 from teachmem.core.change import Change
 from teachmem.lab.scenarios import load_scenario
 from teachmem.lessons.common import explore, shown_text
-from teachmem.lessons.compare import EXTRACTORS, change_line, extraction_view, highlight
+from teachmem.app.comparison import EXTRACTORS, change_line, extraction_view, highlight
 
 PROJECT = load_scenario("project_30")
 SAID = PROJECT.turns[16].content          # turn 17: the switch to MySQL
@@ -103,7 +103,7 @@ import numpy as np  # noqa: E402
 import PIL.Image  # noqa: E402
 
 from teachmem.lab.replay import comparison_strategies, extractions, replay  # noqa: E402
-from teachmem.lessons.projector import (  # noqa: E402
+from teachmem.app.projector import (  # noqa: E402
     BOX, DRAWING, FACT_STATES, ComparisonChart, ComparisonWidget, ExtractionWidget, checked_turn, comparison_html,
     extraction_html, fact_state, id_words, marked_html, recalled_and_leaked, turn_caption, turn_from_query,
     unmarked_words, whole_pixels)

@@ -5,7 +5,7 @@ the message, then for each system its events (ADD, UPDATE, DELETE, NOOP)
 beside the message with the words each event's ``span`` points at marked and
 numbered alike. It says in plain words what the ids count (``id_words``) and
 why no words are marked when none are (``unmarked_words``). HTML that wraps at
-words, at a size a projected screen can show; ``teachmem.lessons.projector``
+words, at a size a projected screen can show; ``teachmem.app.projector``
 puts a slider above it (``ExtractionWidget``).
 """
 from __future__ import annotations
@@ -15,9 +15,9 @@ import itertools
 import re
 from collections.abc import Mapping, Sequence
 
+from teachmem.app.comparison import extraction_row
 from teachmem.core.change import Change
 from teachmem.lab.scenarios import Scenario
-from teachmem.lessons.compare import extraction_row
 
 # Text that wraps at words, at 17 CSS pixels (about 13 pt): what a projected screen needs.
 BOX = "font-size:17px;line-height:1.45;max-width:1100px;overflow-wrap:break-word;white-space:normal"
@@ -127,7 +127,7 @@ def extraction_html(extracted: Mapping[int, Mapping[str, Sequence[Change | str]]
     ``span`` points at highlighted (numbered), and the write's events beside it, numbered alike.
     ``systems`` keeps only the systems it names (all by default); a name ``extracted`` lacks is a ValueError.
 
-    The same records as ``teachmem.lessons.compare.extraction_view``; ``ExtractionWidget`` shows it.
+    The same records as ``teachmem.app.comparison.extraction_view``; ``ExtractionWidget`` shows it.
     """
     rows = extraction_row(extracted, turn)
     if systems is not None:

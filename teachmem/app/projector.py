@@ -4,7 +4,7 @@
 by moving its artists: the tokens each strategy sends, turn by turn, with the
 turn marked; which facts each strategy still holds; how many facts it recalls
 and leaks. ``turn_caption``, ``comparison_html`` and ``extraction_html``
-(from ``teachmem.lessons.highlights``) are the text parts, as HTML that wraps
+(from ``teachmem.app.highlights``) are the text parts, as HTML that wraps
 at words. ``ComparisonWidget`` and ``ExtractionWidget`` put a slider above
 them; their callbacks only call these views. Chart and text are sized to be
 read on a projected 1280×720 screen: 12 pt and more. ``make app`` serves them on notebooks/app/compare_live.ipynb, a page
@@ -28,14 +28,14 @@ from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 from matplotlib.text import Text
 
+from teachmem.app.comparison import change_words, comparison_rows, extraction_row, fact_name, question_needs
+from teachmem.app.highlights import BOX, escaped, extraction_html
+from teachmem.app.highlights import id_words as id_words, marked_html as marked_html
+from teachmem.app.highlights import unmarked_words as unmarked_words
 from teachmem.core.change import Change
 from teachmem.lab.replay import Replay
 from teachmem.lab.scenarios import Fact, Scenario
 from teachmem.lessons.common import OKABE_ITO, short
-from teachmem.lessons.compare import change_words, comparison_rows, extraction_row, fact_name, question_needs
-from teachmem.lessons.highlights import BOX, escaped, extraction_html
-from teachmem.lessons.highlights import id_words as id_words, marked_html as marked_html
-from teachmem.lessons.highlights import unmarked_words as unmarked_words
 
 # What a strategy's context does with a fact after a turn, and how the chart draws it.
 FACT_STATES: dict[str, dict[str, Any]] = {
@@ -256,7 +256,7 @@ def comparison_html(replay: Replay, turn: int) -> str:
     """Every strategy after ``turn`` as an HTML table that wraps at words: tokens, model calls, whether it
     knows of the change and answers the question, the stale facts it sends and what it would send.
 
-    The same rows as ``teachmem.lessons.compare.comparison_view``; ``ComparisonWidget`` shows it.
+    The same rows as ``teachmem.app.comparison.comparison_view``; ``ComparisonWidget`` shows it.
     """
     rows, scenario = comparison_rows(replay, checked_turn(replay, turn)), replay.scenario
     question = scenario.questions[0]
