@@ -60,7 +60,7 @@ def dated_recall(conversations, make_store, k, *, dated=True):
 
 
 def test_the_bank_is_what_its_script_writes():
-    spec = importlib.util.spec_from_file_location("long_conversations", ROOT / "benchmarks" / "long_conversations.py")
+    spec = importlib.util.spec_from_file_location("long_conversations", ROOT / "tools" / "long_conversations.py")
     script = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(script)
     assert LONG_CONVERSATIONS.read_text(encoding="utf-8") == json.dumps(script.bank(), indent=1, ensure_ascii=False)

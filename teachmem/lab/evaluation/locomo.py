@@ -18,7 +18,7 @@ on the real thing. ``LONG_CONVERSATIONS``, also written for this project, holds
 eight conversations of eight sessions each, spread over seven to eleven months,
 whose questions ask mostly about the first four sessions and, four a
 conversation, about the last four: recent events and values that changed (see
-``teachmem.lab.evaluation.recall_over_time``; the file is written by ``benchmarks/long_conversations.py``).
+``teachmem.lab.evaluation.recall_over_time``; the file is written by ``tools/long_conversations.py``).
 
 **Evidence recall@k**, exactly: every turn of a conversation is stored in a
 fresh retriever as ``"speaker: text"``, in file order (sessions by number).
