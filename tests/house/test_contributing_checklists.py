@@ -119,3 +119,18 @@ def test_every_path_contributing_names_exists():
     assert not missing, f"CONTRIBUTING.md names paths that do not exist: {missing}"
     for heading in ("## Add a strategy", "## Add a notebook"):
         assert heading in text
+
+
+def test_the_guide_s_tree_names_folders_that_exist_and_every_subpackage_of_lab():
+    text = (ROOT / "CONTRIBUTING.md").read_text(encoding="utf-8")
+    tree = text.split("## Where things are", 1)[1].split("```")[1]
+    parent, named = ROOT, []
+    for line in tree.strip().splitlines():
+        entry = line.split()[0]
+        path = (parent if line.startswith(" ") else ROOT) / entry
+        if not line.startswith(" "):
+            parent = path
+        named.append(path)
+    assert [p for p in named if not p.exists()] == []
+    subpackages = {p for p in (ROOT / "teachmem" / "lab").iterdir() if (p / "__init__.py").exists()}
+    assert subpackages <= set(named), sorted(p.name for p in subpackages - set(named))
