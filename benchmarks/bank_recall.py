@@ -1,6 +1,6 @@
 """Recall of the store on the bundled long conversations: each half of them and all, early and late evidence.
 
-Each conversation is fed turn by turn with its real session dates (``teachmem.lab.longterm.fed_recall``);
+Each conversation is fed turn by turn with its real session dates (``teachmem.lab.evaluation.recall_over_time.fed_recall``);
 strict and tolerant recall@10 and recall within 500 / 1,000 / 2,000 tokens are printed for each half
 of the conversations and for all of them, under each of the store's scorings (and, for the product and
 the half-life, with no dates at all), for every question, then for the questions whose evidence lies in
@@ -20,13 +20,13 @@ import sys
 from functools import partial
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tools"))
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from long_conversations import kinds  # noqa: E402
 
-from teachmem.lab.locomo import LONG_CONVERSATIONS, load_locomo  # noqa: E402
-from teachmem.lab.longterm import fed_recall, halves  # noqa: E402
+from teachmem.lab.evaluation.locomo import LONG_CONVERSATIONS, load_locomo  # noqa: E402
+from teachmem.lab.evaluation.recall_over_time import fed_recall, halves  # noqa: E402
 from teachmem.memory.semantic import SCORINGS, SemanticMemoryStore, half_life_score  # noqa: E402
 
 MEASURES = ("strict@10", "tolerant@10", "budget 500", "budget 1000", "budget 2000")

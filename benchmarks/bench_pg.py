@@ -26,7 +26,7 @@ random linear map, plus a little noise; unit length), as real embeddings are: on
 HNSW index looks broken. The texts are placeholders ("m12" is memory 12), embedded by looking their vector up
 (``RowEmbedder``), so store() costs what the store does, not an embedder. It has no SQLite column: saving runs
 ``to_state()``, which makes every vector a Python list (about 8 GB at 1M × 256).
-PostgreSQL's retrieve runs the index's candidates and then the exact check (``teachmem.lab.pg_rank``); the recall
+PostgreSQL's retrieve runs the index's candidates and then the exact check (``teachmem.lab.storage.pg_rank``); the recall
 rows also give the latency of the index search alone, so the cost of exactness shows.
 
     .venv/bin/python benchmarks/bench_pg.py [sizes…]

@@ -105,7 +105,7 @@ def chart_alone() -> list[float]:
     from teachmem import load_scenario
     from teachmem.lab.replay import replay
     from teachmem.lessons.compare import lesson_strategies
-    from teachmem.lessons.projector import ComparisonChart
+    from teachmem.app.projector import ComparisonChart
     chart = ComparisonChart(replay(load_scenario("project_30"), lesson_strategies()))
     times = []
     for turn in range(1, 31):

@@ -17,7 +17,7 @@ import time
 
 from teachmem import load_scenario
 from teachmem.lab.replay import comparison_strategies, extractions, replay
-from teachmem.lessons.compare import comparison_view, extraction_view
+from teachmem.app.comparison import comparison_view, extraction_view
 
 
 def timed(fn, *args) -> float:

@@ -1,7 +1,7 @@
 """How much BM25 to blend with MiniLM's cosine: strict recall@10 for each ``lexical_weight``.
 
 A ``SemanticMemoryStore`` with ``embedder="minilm"`` is fed turn by turn with real session dates
-(``teachmem.lab.longterm.fed_recall``) and ranks by its default score; only ``lexical_weight``
+(``teachmem.lab.evaluation.recall_over_time.fed_recall``) and ranks by its default score; only ``lexical_weight``
 changes (0 = the cosine alone, 1 = BM25 alone), without and with neighbour words (each turn indexed
 with the words of the turns beside it). Printed for both halves (``halves``) of the bundled
 long conversations and of the bundled sample, with the subword embedder at its default 0.5 beside.
@@ -18,8 +18,8 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from teachmem.core.minilm import MiniLMEmbedder  # noqa: E402
-from teachmem.lab.locomo import LOCOMO_SAMPLE, LONG_CONVERSATIONS, load_locomo  # noqa: E402
-from teachmem.lab.longterm import fed_recall, halves  # noqa: E402
+from teachmem.lab.evaluation.locomo import LOCOMO_SAMPLE, LONG_CONVERSATIONS, load_locomo  # noqa: E402
+from teachmem.lab.evaluation.recall_over_time import fed_recall, halves  # noqa: E402
 from teachmem.memory.semantic import SemanticMemoryStore  # noqa: E402
 
 WEIGHTS = (0.0, 0.3, 0.4, 0.5, 0.6, 0.7, 1.0)

@@ -1,7 +1,7 @@
 """What a neighbour boost would buy: a turn's score raised by part of its best same-session neighbour's.
 
 Measured before building it into ``SemanticMemoryStore`` (issue 14, conversation-aware keys): the
-store is fed turn by turn with real session dates (``teachmem.lab.longterm.fed_recall``), ranks every
+store is fed turn by turn with real session dates (``teachmem.lab.evaluation.recall_over_time.fed_recall``), ranks every
 memory as it does by default, and the boost is applied on top: score + beta x max(score of the turn
 before, score of the turn after), neighbours being turns said at the same session time. Prints strict
 recall@10 for each beta on both halves of the bundled long conversations and on the bundled sample.
@@ -16,8 +16,8 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from teachmem.lab.locomo import LOCOMO_SAMPLE, LONG_CONVERSATIONS, load_locomo  # noqa: E402
-from teachmem.lab.longterm import fed_recall, halves  # noqa: E402
+from teachmem.lab.evaluation.locomo import LOCOMO_SAMPLE, LONG_CONVERSATIONS, load_locomo  # noqa: E402
+from teachmem.lab.evaluation.recall_over_time import fed_recall, halves  # noqa: E402
 from teachmem.memory.semantic import SemanticMemoryStore  # noqa: E402
 
 BETAS = (0.0, 0.25, 0.5, 1.0)

@@ -45,14 +45,14 @@ from teachmem.memory.procedural import ProceduralMemory
 
 # Evaluation: the scoreboard and the LoCoMo benchmark (notebook 08). The scoring function itself is
 # ``teachmem.evaluate.evaluate``; it is not re-exported here, where it would hide the module of that name.
-from teachmem.lab.evaluate import Scoreboard, load_scenarios
-from teachmem.lab.locomo import LOCOMO_SAMPLE, evidence_recall, load_locomo
+from teachmem.lab.evaluation.scenario_scores import Scoreboard, load_scenarios
+from teachmem.lab.evaluation.locomo import LOCOMO_SAMPLE, evidence_recall, load_locomo
 
 # Persistence, users and governance (notebook 09).
-from teachmem.lab.store import MemoryDB, MemoryNotFound, SchemaVersionError, register_strategy
+from teachmem.lab.storage.memory_db import MemoryDB, MemoryNotFound, SchemaVersionError, register_strategy
 from teachmem.lab.governance import (Audit, Observation, RetentionPolicy, apply_fresh, apply_retention, find_pii,
                                  forget, provenance, reconcile)
 
 # The same semantic memory on PostgreSQL + pgvector, and a throwaway server started from a wheel.
-from teachmem.lab.postgres import LocalPostgres, local_postgres
-from teachmem.lab.pg_store import PgMemoryStore
+from teachmem.lab.storage.postgres import LocalPostgres, local_postgres
+from teachmem.lab.storage.pg_store import PgMemoryStore

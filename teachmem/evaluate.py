@@ -9,9 +9,9 @@ import json
 import os
 import sys
 
-from teachmem.lab.evaluate import default_strategies, evaluate
-from teachmem.lab.locomo import DEFAULT_KS, LOCOMO_SAMPLE, LONG_CONVERSATIONS, LocomoError, evidence_recall, load_locomo
-from teachmem.lab.longterm import fed_recall, halves
+from teachmem.lab.evaluation.scenario_scores import default_strategies, evaluate
+from teachmem.lab.evaluation.locomo import DEFAULT_KS, LOCOMO_SAMPLE, LONG_CONVERSATIONS, LocomoError, evidence_recall, load_locomo
+from teachmem.lab.evaluation.recall_over_time import fed_recall, halves
 from teachmem.core.subword import EMBEDDERS
 from teachmem.lab.scenarios import ScenarioError, list_scenarios
 from teachmem.memory.semantic import SCORINGS, SemanticMemoryStore
@@ -20,7 +20,7 @@ DESCRIPTION = """\
 Score memory strategies on the built-in scenarios, or measure the evidence
 recall@k of the default SemanticMemoryStore on a LoCoMo file.
 
-Scenario metrics are defined in teachmem.lab.evaluate's docstring.
+Scenario metrics are defined in teachmem.lab.evaluation.scenario_scores's docstring.
 
 recall@k: every turn of a LoCoMo conversation is stored as "speaker: text" in
 a fresh SemanticMemoryStore (default settings); each question is the query.
@@ -37,7 +37,7 @@ questions come after the last session; strict recall@k, tolerant recall@k (a
 retrieved neighbour, one turn off in the same session, counts) and recall
 within 500 / 1,000 / 2,000 tokens are printed for each half of the
 conversations, so that settings tuned on one half show on the other
-(defined in teachmem.lab.longterm).
+(defined in teachmem.lab.evaluation.recall_over_time).
 """
 
 EXAMPLES = f"""\

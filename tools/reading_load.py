@@ -11,7 +11,7 @@ tokenize`` names teachmem/core/words.py, not the package __init__ files Python a
     python tools/reading_load.py --limit 600   # exit 1 when a strategy is over the limit
 
 The import graph read here (with ``ast``; nothing is imported) is also what
-tests/test_architecture.py checks the house rules on.
+tests/house/test_architecture.py checks the house rules on.
 """
 from __future__ import annotations
 

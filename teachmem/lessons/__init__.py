@@ -1,7 +1,9 @@
-"""One module per notebook: its checkers, widget views and plot helpers.
+"""One module per notebook: its checkers, widget views and plot helpers, and nothing else
+(library code lives in ``teachmem.memory`` and ``teachmem.lab``; the projected comparison page,
+whose views notebook 07 prints, in ``teachmem.app``).
 
 start_here (00), buffer (01), window (02), summary (03), entity (04),
-semantic (05), semantic_upkeep (05b), hybrid (06), compare (07), evaluate (08),
+semantic (05), semantic_upkeep (05b), hybrid (06), compare (07), evaluate_memory (08),
 locomo (08b), persistence (09), internals (09b), production (10), agent (11),
 reflection (12);
 ``common`` holds what they share: the checker machinery, ``explore`` and the

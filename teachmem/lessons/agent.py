@@ -11,7 +11,7 @@ from numbers import Integral
 
 from matplotlib.figure import Figure
 
-from teachmem.lab.evaluate import evaluate
+from teachmem.lab.evaluation.scenario_scores import evaluate
 from teachmem.lab.replay import add_turn, replay
 from teachmem.lab.scenarios import Scenario, load_scenario
 from teachmem.lessons.common import (OKABE_ITO, after_prediction, answer_checker, checker, differs, explore, figure,

@@ -9,7 +9,7 @@ import tempfile
 from collections.abc import Callable
 from pathlib import Path
 
-from teachmem.lab.store import MemoryDB
+from teachmem.lab.storage.memory_db import MemoryDB
 from teachmem.lessons.common import (after_prediction as after_prediction, answer_checker, checker,
                                      prediction_problem, wrapped as wrapped)
 from teachmem.memory.buffer import ConversationBuffer

@@ -12,8 +12,8 @@ from contextlib import contextmanager
 import numpy as np
 
 from teachmem.core.text import forget_pattern
-from teachmem.lab.postgres import INSTALL_HINT
-from teachmem.lab.state_codec import raw_count
+from teachmem.lab.storage.postgres import INSTALL_HINT
+from teachmem.lab.storage.state_codec import raw_count
 from teachmem.lessons.common import (OUTPUT_WIDTH, CheckResult, after_prediction, answer_checker, prediction_problem,
                                      wrapped)
 

@@ -15,8 +15,8 @@ import matplotlib.pyplot as plt
 import numpy as np
 from matplotlib.figure import Figure
 
-from teachmem.lab.locomo import LocomoConversation
-from teachmem.lab.longterm import FedReport, by_evidence_session, fed_recall
+from teachmem.lab.evaluation.locomo import LocomoConversation
+from teachmem.lab.evaluation.recall_over_time import FedReport, by_evidence_session, fed_recall
 from teachmem.lessons.common import (OKABE_ITO, after_prediction as after_prediction, answer_checker, checker,
                                      OUTPUT_WIDTH, class_checker, figure, own_code, short,
                                      show_source as show_source)

@@ -1,0 +1,265 @@
+"""Semantic memory in PostgreSQL + pgvector: one row per memory, ranked inside the database, one user per connection.
+
+``PgMemoryStore`` speaks the ``SemanticMemoryStore`` API (``store``, ``remember``, ``add``, ``retrieve``,
+``explain``, ``context``, ``get``, ``update``, ``delete``, ``history``) and returns the same ``Change`` records; what it holds lives in the table
+described in ``teachmem.lab.pg_schema``, so many processes can share it. A retrieval runs the SQL in
+``teachmem.lab.pg_rank``. Every write is one transaction under a per-user advisory lock: a fact that replaces
+another retires it in the same transaction, and two writers never take the same id. Deleting a memory empties
+its row (text, vector, labels); PostgreSQL keeps the old row version until VACUUM, and WAL and backups keep it
+longer: forgetting in a database is a process, not one statement.
+"""
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from datetime import datetime
+from typing import Any, cast
+
+from teachmem.core.change import Change
+from teachmem.core.clock import ManualClock
+from teachmem.core.subword import SubwordEmbedder
+from teachmem.core.text import fenced, quote
+from teachmem.core.validate import (require_callable, require_datetime, require_fraction, require_int_at_least,
+                                    require_positive_int, require_text)
+from teachmem.core.vectors import require_labels
+from teachmem.lab.storage.pg_rank import explain_plan, ranked, record_recall
+from teachmem.lab.storage.pg_schema import ensure_schema, enter_as_user
+from teachmem.lab.storage.postgres import INSTALL_HINT
+from teachmem.memory.semantic import SemanticMemoryStore, fact_key
+
+try:
+    import psycopg
+    from pgvector.psycopg import register_vector
+    from psycopg.types.json import Jsonb
+except ImportError:
+    psycopg = None    # type: ignore[assignment]
+
+ID = re.compile(r"s(0|[1-9]\d*)")
+ROW = "SELECT text, memory_type, importance, retired, metadata, fact_key FROM memories WHERE seq = %s"
+FILED = ("SELECT seq, text, retired FROM memories WHERE fact_key = %s AND seq <> %s "
+         "ORDER BY filed DESC LIMIT 1")
+
+
+def require_storable(name: str, value):
+    """PostgreSQL's text and jsonb hold no NUL character and psycopg sends UTF-8: refuse both before any query.
+    A list is checked item by item; what is not a str is left to the other checks."""
+    for item in value if isinstance(value, list) else [value]:
+        if isinstance(item, str) and "\x00" in require_text(name, item, allow_empty=True):
+            raise ValueError(f"{name} must not contain a NUL character (\\x00): PostgreSQL text cannot hold one")
+    return value
+
+
+class PgMemoryStore:
+    """``SemanticMemoryStore``'s API on PostgreSQL: the memories of ``user_id``, ranked by relevance × importance ×
+    decay (``lexical_weight=0``, ``reply_weight=0`` in the in-memory store's terms). The ``candidates`` nearest
+    memories the HNSW index finds give a bound; every memory that could still beat it is then scored exactly, so
+    the answer is the in-memory store's even where the index misses (``teachmem.lab.pg_rank``)."""
+
+    kind = "semantic"
+
+    def __init__(self, dsn: str, *, user_id: str, embedder=None, clock=None, decay_rate: float = 0.95,
+                 embed_dim: int = 256, context_top_k: int = 3, candidates: int = 200):
+        if psycopg is None:
+            raise RuntimeError(f"PgMemoryStore needs psycopg and pgvector: {INSTALL_HINT}")
+        require_text("dsn", dsn)
+        require_storable("user_id", require_text("user_id", user_id))
+        if require_fraction("decay_rate", decay_rate) == 0:
+            raise ValueError("decay_rate must be in (0, 1]: 0 would erase every memory after one day")
+        if embedder is not None and not (isinstance(getattr(embedder, "dim", 0), int) and hasattr(embedder, "embed")):
+            raise TypeError(f"embedder must have an int dim and an embed(texts) method, got {type(embedder).__name__}")
+        self.user_id, self.decay_rate = user_id, float(decay_rate)
+        self.context_top_k = require_positive_int("context_top_k", context_top_k)
+        self.candidates = require_positive_int("candidates", candidates)
+        self.embedder = embedder if embedder is not None else SubwordEmbedder(
+            require_int_at_least("embed_dim", embed_dim, 2))
+        self.clock = require_callable("clock", clock) or ManualClock()
+        self.conn = psycopg.connect(dsn, autocommit=True)
+        try:
+            ensure_schema(self.conn, self.embedder.dim)
+            register_vector(self.conn)
+            enter_as_user(self.conn, user_id)
+        except Exception:
+            self.conn.close()          # a refused store leaves no connection open
+            raise
+        self.last_turn: int | None = self._value(
+            "SELECT max((metadata ->> 'turn')::int) FROM memories WHERE memory_type = 'message'")
+
+    def _value(self, statement: str, params: Sequence = ()) -> Any:
+        """The first column of the first row a query returns (queries here always return one)."""
+        row = self.conn.execute(statement, params).fetchone()
+        return None if row is None else row[0]
+
+    def close(self) -> None:
+        """Close the connection (the memories stay in the database)."""
+        self.conn.close()
+
+    def __enter__(self) -> "PgMemoryStore":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+    def __len__(self) -> int:
+        return self._value("SELECT count(*) FROM memories WHERE retired IS NULL")
+
+    def __repr__(self) -> str:
+        return f"PgMemoryStore(user_id={self.user_id!r}, {len(self)} live memories)"
+
+    def now(self, now: datetime | None = None) -> datetime:
+        """``now`` if given, else the clock's time; naive UTC either way."""
+        return require_datetime("now", now) if now is not None else require_datetime("clock()", self.clock(), False)
+
+    def _lock(self) -> None:
+        """Inside a transaction: one writer per user at a time (others wait), released at COMMIT or ROLLBACK."""
+        self.conn.execute("SELECT pg_advisory_xact_lock(hashtext(current_setting('app.user_id')))")
+
+    def _newest_filed(self, key: str, other_than: int = -1):
+        return self.conn.execute(FILED, [key, other_than]).fetchone()
+
+    def _retire_replaced(self, old, seq: int) -> list[Change]:
+        """Retire ``old`` (seq, text, retired) if it is live: memory ``seq`` now holds its key."""
+        if old is None or old[2] is not None:
+            return []
+        why = f"replaced by s{seq}"
+        self.conn.execute("UPDATE memories SET retired = %s, replaced_by = %s WHERE seq = %s", [why, seq, old[0]])
+        return [Change("DELETE", f"s{old[0]}", old[1], reason=why)]
+
+    def store(self, text: str, memory_type: str = "general", importance: float = 0.5,
+              timestamp: datetime | None = None, **metadata) -> list[Change]:
+        """Remember ``text``: an ADD (+ the DELETE of a fact it replaces), or a NOOP for a fact already held."""
+        require_text("text", text)
+        require_text("memory_type", memory_type)
+        importance = require_fraction("importance", importance)
+        when = require_datetime("timestamp", timestamp) if timestamp is not None else self.now()
+        require_labels(metadata)
+        for name, value in [("text", text), ("memory_type", memory_type), *metadata.items()]:
+            require_storable(name if name in ("text", "memory_type") else f"metadata {name!r}", value)
+        if metadata.get("user_id", self.user_id) != self.user_id:
+            raise ValueError(f"user_id must be this store's user {self.user_id!r}, got {metadata['user_id']!r}")
+        key = fact_key(text) if memory_type == "fact" else None
+        vector = self.embedder.embed([text])[0]
+        labels = Jsonb({**metadata, "user_id": self.user_id, "timestamp": when.isoformat()})
+        with self.conn.transaction():
+            self._lock()
+            old = self._newest_filed(key) if key is not None else None
+            if old is not None and old[2] is None and old[1].lower().split() == text.lower().split():
+                return [Change("NOOP", f"s{old[0]}", text, reason="already stored")]
+            seq = self._value("SELECT coalesce(max(seq) + 1, 0) FROM memories")
+            self.conn.execute(
+                "INSERT INTO memories (user_id, seq, text, memory_type, embedding, importance, created, accessed, "
+                "fact_key, metadata) VALUES (current_setting('app.user_id'), %s, %s, %s, %s, %s, %s, %s, %s, %s)",
+                [seq, text, memory_type, vector, importance, when, when, key, labels])
+            return [Change("ADD", f"s{seq}", text, reason=f"new {memory_type}"), *self._retire_replaced(old, seq)]
+
+    def add(self, role: str, content: str, *, turn: int | None = None, timestamp=None) -> list[Change]:
+        """Store a chat message as a ``message`` memory: the in-memory store's own ``add``, through ``store``."""
+        require_storable("content", content)
+        return cast(Any, SemanticMemoryStore.add)(self, role, content, turn=turn, timestamp=timestamp)
+
+    def remember(self, turn: str, *, importance: float = 0.5, timestamp=None, **metadata) -> list[Change]:
+        """Store each fact extracted from a user turn (the in-memory store's own ``remember``), spans included."""
+        require_storable("turn", turn)
+        return cast(Any, SemanticMemoryStore.remember)(self, turn, importance=importance, timestamp=timestamp,
+                                                       **metadata)
+
+    def row(self, id: str) -> int:
+        """The seq of memory ``id`` ("s3" -> 3); an id this user does not have is a KeyError naming it."""
+        if not ID.fullmatch(require_text("id", id)) or self._fetch(int(id[1:])) is None:
+            raise KeyError(f"no memory with id {id!r}")
+        return int(id[1:])
+
+    def _fetch(self, seq: int) -> Any:
+        return self.conn.execute(ROW, [seq]).fetchone()
+
+    def get(self, id: str) -> dict:
+        """Memory ``id``: its text, type, importance, metadata, and whether it is live (else why not)."""
+        text, memory_type, importance, retired, metadata, _ = self._fetch(self.row(id))
+        return {"id": id, "text": text, "memory_type": memory_type, "metadata": metadata,
+                "importance": float(importance), "retired": retired}
+
+    def update(self, id: str, text: str) -> list[Change]:
+        """Rewrite a live memory: re-embedded, what it said kept in ``history(id)``; a fact now about another key
+        is filed under it and retires that key's live value."""
+        seq = self.row(id)
+        require_storable("text", require_text("text", text))
+        vector = self.embedder.embed([text])[0]
+        with self.conn.transaction():
+            self._lock()
+            previous, memory_type, _, retired, _, old_key = self._fetch(seq)
+            if retired is not None:
+                raise ValueError(f"memory {id!r} is retired ({retired}); update a live one")
+            key = fact_key(text) if memory_type == "fact" else None
+            refiled = key != old_key
+            self.conn.execute(
+                "UPDATE memories SET text = %s, embedding = %s, edits = edits || %s::text, fact_key = %s"
+                + (", filed = DEFAULT" if refiled else "") + " WHERE seq = %s", [text, vector, previous, key, seq])
+            replaced = self._retire_replaced(self._newest_filed(key, seq), seq) if refiled and key else []
+        return [Change("UPDATE", id, text, previous=previous, reason="updated"), *replaced]
+
+    def delete(self, id: str) -> list[Change]:
+        """Remove memory ``id`` for good (text, vector, labels, old texts; its row stays a tombstone); a NOOP if
+        it is gone."""
+        seq = self.row(id)
+        with self.conn.transaction():
+            self._lock()
+            text = self._value("SELECT text FROM memories WHERE seq = %s", [seq])
+            if not text:
+                return [Change("NOOP", id, "", reason="already deleted")]
+            self.conn.execute(
+                "UPDATE memories SET text = '', embedding = NULL, edits = '{}', fact_key = NULL, "
+                "retired = 'deleted', metadata = jsonb_build_object('timestamp', metadata -> 'timestamp', "
+                "'deleted', true) WHERE seq = %s", [seq])
+        return [Change("DELETE", id, text, reason="deleted")]
+
+    def history(self, id_or_fact: str, user_id: str | None = None) -> list[tuple[str, bool]]:
+        """``(text, live?)`` oldest first: what memory ``id`` said and what replaced it, or every fact under a key."""
+        require_storable("id_or_fact", require_text("id_or_fact", id_or_fact))
+        if user_id is not None and user_id != self.user_id:
+            raise ValueError(f"user_id must be None or this store's user {self.user_id!r}, got {user_id!r}")
+        if ID.fullmatch(id_or_fact):
+            seqs = [self.row(id_or_fact)]
+            while (after := self._value("SELECT replaced_by FROM memories WHERE seq = %s", [seqs[-1]])) is not None:
+                seqs.append(after)
+            rows: list[Any] = [self.conn.execute("SELECT edits, text, retired FROM memories WHERE seq = %s",
+                                                 [s]).fetchone() for s in seqs]
+        else:
+            rows = self.conn.execute("SELECT edits, text, retired FROM memories WHERE fact_key = %s ORDER BY filed",
+                                     [fact_key(id_or_fact)]).fetchall()
+        return [entry for edits, text, retired in rows for entry in [(t, False) for t in edits]
+                + [(text, retired is None)]]
+
+    def explain(self, query: str, top_k: int = 3, now: datetime | None = None, **filters) -> list[dict]:
+        """The best ``top_k`` live memories with every part of their scores (``id`` included). Records no recall."""
+        require_storable("query", require_text("query", query))
+        require_positive_int("top_k", top_k)
+        listed = {k: list(v) if isinstance(v, (tuple, set, frozenset)) else v for k, v in filters.items()}
+        for key, value in require_labels(listed, True).items():
+            require_storable(f"filter {key!r}", value)
+        hits = ranked(self.conn, self.embedder.embed([query])[0], k=top_k, now=self.now(now),
+                      decay_rate=self.decay_rate, candidates=max(self.candidates, top_k), filters=filters)
+        return [{"id": f"s{h['seq']}", **h} for h in hits]
+
+    def retrieve(self, query: str, top_k: int = 3, now: datetime | None = None, **filters) -> list[tuple]:
+        """``(score, text, memory_type)`` best first. Each returned memory counts as recalled."""
+        hits = self.explain(query, top_k, now, **filters)
+        record_recall(self.conn, [h["seq"] for h in hits], self.now(now))
+        return [(h["score"], h["text"], h["memory_type"]) for h in hits]
+
+    def context(self, query: str | None = None) -> list[dict]:
+        """The memories most relevant to ``query`` as one system message of quoted data."""
+        if query is None or not require_storable("query", require_text("query", query, allow_empty=True)).strip() \
+                or not len(self):
+            return []
+        # The query is the message just added: skip its echo ("user: <query>"), the prompt already holds it.
+        echoes = self._value("SELECT count(*) FROM memories WHERE position(': ' IN text) > 0 "
+                             "AND substr(text, position(': ' IN text) + 2) = %s", [query])
+        hits = [h for h in self.explain(query, self.context_top_k + echoes)
+                if h["text"].partition(": ")[2] != query][:self.context_top_k]
+        record_recall(self.conn, [h["seq"] for h in hits], self.now())
+        return [{"role": "system", "content": fenced("Relevant memories", [quote(h["text"]) for h in hits])}] \
+            if hits else []
+
+    def plan(self, query: str = "what does the user like?") -> list[str]:
+        """The plan PostgreSQL chooses for a retrieval (``EXPLAIN``, no costs): index scan or sequential scan."""
+        return explain_plan(self.conn, self.embedder.embed([require_text("query", query)])[0],
+                            candidates=self.candidates)

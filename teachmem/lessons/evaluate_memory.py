@@ -1,0 +1,212 @@
+"""Notebook 08's checkers, probe view and plots: measuring what a memory remembers.
+
+Taught in notebooks/08_evaluate_memory.ipynb.
+"""
+from __future__ import annotations
+
+from collections.abc import Callable
+from datetime import datetime
+
+import matplotlib.pyplot as plt
+import numpy as np
+from matplotlib.figure import Figure
+from matplotlib.patches import Patch
+
+from teachmem.lab.evaluation.scenario_scores import METRICS, Scoreboard, default_strategies, evaluate
+from teachmem.lab.replay import replay
+from teachmem.lab.scenarios import Fact, Question, Scenario, Turn, load_scenario
+from teachmem.lessons.common import (OKABE_ITO, after_prediction as after_prediction, answer_checker, checker,
+                                     differs, explore as explore, figure, first_problem, mark, prediction_problem,
+                                     short, wrapped as wrapped)
+
+
+# ---------------------------------------------------------------- exercise 8.1: a prediction
+@answer_checker("still_sends")
+def check_still_sends(still_sends: object) -> str | None:
+    """Exercise 8.1: which strategies still send something Noor asked to forget (deletion leakage above 0)?
+
+    ``still_sends`` is a set of strategy names written before the scoreboard
+    ran; the answer is measured as the scoreboard measures it, on
+    ``forget_address``.
+    """
+    board = evaluate(default_strategies(), "forget_address", progress=False)
+    actual = {s for s in board.strategies if board.get(s, "forget_address").deletion_leakage}
+    return prediction_problem(still_sends, actual,
+                              "A strategy that keeps the raw words (every message, a running text written from "
+                              "them, or a message pinned as important) sends them again: nothing acts on the "
+                              "request. The others leave the address out because they never extracted it or "
+                              "never ranked it among the best matches, not because they were asked.")
+
+
+# ---------------------------------------------------------------- exercise 8.2: turns to forget
+# (holds_by_turn, deleted_on) -> the answer, worked out by hand; a turn's set lists the facts its context mentions.
+TURNS_TO_FORGET: list[tuple[tuple[dict[int, set[str]], dict[str, int]], dict[str, int | None]]] = [
+    (({1: {"a"}, 2: {"a"}, 3: set(), 4: set()}, {"a": 2}), {"a": 1}),          # gone from turn 3: one turn late
+    (({1: {"a"}, 2: set(), 3: set()}, {"a": 2}), {"a": 0}),                     # gone on the request's turn
+    (({1: {"a"}, 2: {"a"}, 3: {"a"}}, {"a": 2}), {"a": None}),                  # still there at the end
+    (({1: {"a"}, 2: set(), 3: {"a"}, 4: set(), 5: set()}, {"a": 2}), {"a": 2}),  # back on turn 3: gone for good on 4
+    (({1: {"a", "b"}, 2: {"a", "b"}, 3: {"b"}, 4: {"b"}, 5: set()}, {"a": 2, "b": 3}), {"a": 1, "b": 2}),
+    (({1: set(), 2: set()}, {"a": 1}), {"a": 0}),                               # never mentioned at all
+    (({1: {"a"}, 2: {"a"}}, {"a": 2}), {"a": None}),                            # asked on the last turn, still there
+    (({10: {"x"}, 20: {"x"}, 30: set()}, {"x": 20}), {"x": 10}),                # turns need not be 1, 2, 3
+    (({1: {"a", "b"}, 2: {"b"}}, {}), {}),                                      # nothing to forget
+]
+
+
+@checker("turns_to_forget")
+def check_turns_to_forget(fn: Callable) -> str | None:
+    """Exercise 8.2: for each forgotten fact, how many turns after the request the context last mentioned it.
+
+    The known answers are worked out by hand in ``TURNS_TO_FORGET``.
+    """
+    return first_problem(differs(f"holds_by_turn={ {t: sorted(h) for t, h in holds.items()} }, deleted_on={deleted}",
+                                 fn({t: set(h) for t, h in holds.items()}, dict(deleted)), want)
+                         for (holds, deleted), want in TURNS_TO_FORGET)
+
+
+# ---------------------------------------------------------------- exercise 8.3: a rule that forgets
+def _ravi() -> Scenario:
+    """A second, short conversation the forgetting rule must also handle (different words, same requests)."""
+    said = ["Hi, I'm Ravi. I'd like the 140 cm standing desk in oak.", "Good choice, the oak desk is in stock.",
+            "Please send it to 8 Mill Lane, York YO1 7HU.", "Noted, it will go out on Monday.",
+            "My mobile is 07911 123456 if the courier needs me.", "Thanks, the courier will text before arriving.",
+            "It arrived today. Please forget my address now.", "Done, I no longer keep your address.",
+            "Also delete my mobile number, please.", "Done, your number is gone too.",
+            "Which desk did I order? I want a chair that matches.", "The 140 cm standing desk in oak."]
+    turns = tuple(Turn(i + 1, "user" if i % 2 == 0 else "assistant", text) for i, text in enumerate(said))
+    facts = (Fact("desk", "User", "desk", "140 cm standing desk in oak", 1, None, ("standing desk",),
+                  "Which desk did I order?"),
+             Fact("address", "User", "address", "8 Mill Lane, York YO1 7HU", 3, 7, ("Mill Lane", "YO1 7HU"),
+                  "Where do I live?", deleted=True),
+             Fact("mobile", "User", "phone", "07911 123456", 5, 9, ("07911 123456",), "What is my number?",
+                  deleted=True))
+    return Scenario("ravi_desk", "Ravi's desk", "a second deletion request, in other words", turns, facts,
+                    (Question(11, said[10], ("desk",), ("address", "mobile")),), datetime(2026, 5, 4, 9, 0))
+
+
+def _forgetting_problem(make_memory: Callable, scenario: Scenario) -> str | None:
+    """What goes wrong for one scenario: a forgotten fact still sent, or a probe no longer answered."""
+    steps = replay(scenario, {"yours": make_memory}).steps["yours"]
+    for fact in (f for f in scenario.facts if f.deleted):
+        late = [s.turn for s in steps if s.turn >= (fact.superseded_turn or 0) and fact.id in s.holds]
+        if late:
+            request = scenario.turns[(fact.superseded_turn or 1) - 1].content
+            return (f"in {scenario.name}, the context on turn {late[0]} still mentions {fact.value!r}, which the "
+                    f"user asked to forget on turn {fact.superseded_turn}: {request!r}. Does a rule catch "
+                    f"the words of that request, and does its pattern match how the detail was written?")
+    for q in scenario.questions:
+        missing = [scenario.fact(i).value for i in q.needs if i not in steps[q.turn - 1].holds]
+        if missing:
+            return (f"in {scenario.name}, the question on turn {q.turn} no longer finds {missing[0]!r}: "
+                    f"a pattern removes more than the detail it was written for")
+    return None
+
+
+@checker("ForgetfulNotes")
+def check_forgetful_notes(make_memory: Callable) -> str | None:
+    """Exercise 8.3: a memory that stops sending what the user asked it to forget, and still answers.
+
+    ``make_memory()`` builds a fresh memory. It passes when, in Noor's
+    ``forget_address`` conversation and in a second short one (Ravi's desk),
+    no context from a deletion request on mentions the forgotten detail, and
+    every probe still finds what it needs.
+    """
+    return first_problem(_forgetting_problem(make_memory, s) for s in (load_scenario("forget_address"), _ravi()))
+
+
+def _number(value: float | None) -> float:
+    """A metric for a plot: None (nothing to measure) becomes NaN, which draws nothing."""
+    return float("nan") if value is None else value
+
+
+def _end_rows(marks: list[str], width: int = 90) -> list[str]:
+    """The end-of-conversation marks on rows of at most ``width``, wrapped between facts, never inside one."""
+    rows, row = [], ""
+    for item in marks:
+        if row and len(row) + len(item) > width:
+            rows.append(row.rstrip())
+            row = ""
+        row += ("   " if not row else "") + item + "   "
+    return rows + ([row.rstrip()] if row else [])
+
+
+def probe_view(board: Scoreboard, scenario: str, strategy: str) -> str:
+    """How ``strategy`` did on each probe of ``scenario``, and on every fact asked at the end.
+
+    ``board`` is a ``teachmem.evaluate.Scoreboard``. ✓/✗ after "needs" say
+    whether the context on the question's turn mentioned each needed fact;
+    after "avoid", whether it kept clear of a fact it must not use.
+
+    Taught in notebooks/08_evaluate_memory.ipynb.
+    """
+    result, facts = board.get(strategy, scenario), board.bank[scenario]
+    value = {f.id: f.value for f in facts.facts}
+    answered = sum(p.answered for p in result.probes)
+    lines = [f"{strategy} on {scenario}: {answered} of {len(result.probes)} probes answered, "
+             f"{result.tokens_per_turn:.0f} tokens a turn, {result.model_calls} model calls"]
+    for p in result.probes:
+        lines.append(f"turn {p.turn:>2} {mark(p.answered)} {short(p.question, 66)}")
+        lines.append("   needs  " + "   ".join(f"{mark(i in p.mentioned)} {value[i]}" for i in p.needs))
+        if p.avoid:
+            lines.append("   avoid  " + "   ".join(f"{mark(i not in p.mentioned)} {value[i]}" for i in p.avoid))
+        others = len(p.mentioned - set(p.needs))
+        lines.append(f"   the context mentions {len(p.mentioned)} fact{'' if len(p.mentioned) == 1 else 's'}, "
+                     f"{others} not needed: "
+                     f"coverage {p.coverage:.2f}, precision {p.precision:.2f}")
+    lines.append(f"after the last turn, asked each current fact's own question: "
+                 f"{sum(result.end.values())} of {len(result.end)} brought up")
+    return "\n".join(lines + _end_rows([f"{mark(ok)} {value[i]}" for i, ok in result.end.items()]))
+
+
+def plot_scoreboard(board: Scoreboard, metrics: tuple[str, ...] = ("probe_accuracy", "end_accuracy",
+                                                                    "recall_precision", "stale_leakage",
+                                                                    "bloat")) -> Figure:
+    """One panel per metric: a bar per strategy (best first), averaged over the board's scenarios.
+
+    Green bars: higher is better; orange bars: lower is better (the legend says
+    so). Each bar carries its value. Taught in notebooks/08_evaluate_memory.ipynb.
+    """
+    labels = {name: (label, up) for name, label, up in METRICS}
+    colours = {True: OKABE_ITO[2], False: OKABE_ITO[5]}          # bluish green, vermillion
+    order = board.ranking()
+    fig, axes = plt.subplots(1, len(metrics), figsize=(10.5, 0.42 * len(order) + 1.9), sharey=True,
+                             layout="constrained")
+    plt.close(fig)
+    y = np.arange(len(order))[::-1]
+    for ax, name in zip(np.atleast_1d(axes), metrics, strict=True):
+        values = [board.metrics(s)[name] for s in order]
+        label, up = labels[name]
+        ax.barh(y, [0 if v is None else v for v in values], color=colours[up])
+        for yi, v in zip(y, values, strict=True):
+            inside = v is not None and v > 0.75         # a long bar carries its value inside, in white
+            ax.text(0.02 if v is None else (v - 0.03 if inside else v + 0.03), yi, "–" if v is None else f"{v:.2f}",
+                    va="center", ha="right" if inside else "left", color="white" if inside else "black", fontsize=10)
+        ax.set_title(f"{name.replace('_', ' ')} {'↑' if up else '↓'}", fontsize=11)
+        ax.set_xlim(0, 1)
+        ax.set_xticks([0, 0.5, 1])
+        ax.tick_params(labelsize=10)
+    np.atleast_1d(axes)[0].set_yticks(y, order, fontsize=11)
+    handles = [Patch(color=colours[True], label="higher is better (↑)"),
+               Patch(color=colours[False], label="lower is better (↓)")]
+    fig.legend(handles=handles, loc="outside lower center", ncols=2, fontsize=10, frameon=False)
+    fig.suptitle("The scoreboard: mean over the scenarios, best strategy on top", fontsize=12)
+    return fig
+
+
+def plot_cost_vs_quality(board: Scoreboard, quality: str = "probe_accuracy") -> Figure:
+    """Tokens per turn (x, what it costs) against ``quality`` (y, what it remembers), one named point per strategy.
+
+    Taught in notebooks/08_evaluate_memory.ipynb.
+    """
+    fig, ax = figure(7, 4.2)
+    for name in board.strategies:
+        m = board.metrics(name)
+        x, y = _number(m["tokens_per_turn"]), _number(m[quality])
+        ax.scatter(x, y, s=60, color=OKABE_ITO[0])
+        ax.annotate(name, (x, y), textcoords="offset points", xytext=(6, 5), fontsize=11)
+    ax.set_xlabel("tokens per turn (mean over scenarios)  →  costs more", fontsize=11)
+    ax.set_ylabel(f"{quality.replace('_', ' ')}  →  remembers more", fontsize=11)
+    ax.set(ylim=(-0.05, 1.1))
+    ax.set_title("What a strategy costs against what it remembers (best: top left)", fontsize=12)
+    ax.tick_params(labelsize=10)
+    return fig

@@ -1,0 +1,544 @@
+"""The house rules of the library, read from its source with ``ast`` (nothing is imported).
+
+Each rule is a function from a package folder to the list of places that break it, so the
+same rule runs on teachmem/ and, at the end of this file, on small packages written to a
+temporary folder: one that breaks the rule (it must be caught) and one that keeps it.
+"""
+from __future__ import annotations
+
+import ast
+import json
+import re
+import sys
+import textwrap
+from importlib.metadata import packages_distributions
+from pathlib import Path
+
+import pytest
+
+try:
+    import tomllib
+except ModuleNotFoundError:      # Python 3.10: requirements-test.txt pins tomli there
+    import tomli as tomllib
+
+ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT / "tools"))
+from reading_load import (LIMIT, NOT_YET_UNDER, Import, graph, imports, limit_for, lines,  # noqa: E402
+                          module_name, modules, reading_loads)
+
+PACKAGE = ROOT / "teachmem"
+NOTEBOOKS = ROOT / "notebooks"
+PYPROJECT = ROOT / "pyproject.toml"
+MAX_FUNCTION_LINES = 60
+MAX_FILE_LINES = 400
+TAUGHT_IN = re.compile(r"Taught in ((?:[^.]|\.(?!\s))*)", re.DOTALL)
+NOTEBOOK_LINK = re.compile(r"notebooks/([\w-]+\.ipynb)")
+DOTTED = re.compile(r"[A-Za-z_]\w*(?:\.\w+)+")
+
+
+def _relative(path: Path, package: Path) -> str:
+    return str(path.relative_to(package.parent))
+
+
+def _trees(package: Path):
+    for path in modules(package).values():
+        yield path, ast.parse(path.read_text(), str(path))
+
+
+# ------------------------------------------------------------------ the layers
+def _allowed(importer: str, target: str, top: str) -> bool:
+    if importer.startswith(f"{top}.core.") or importer == f"{top}.core":
+        return target.startswith(f"{top}.core.") or target == f"{top}.core"
+    if importer.startswith(f"{top}.memory.") or importer == f"{top}.memory":
+        return (target.startswith((f"{top}.core.", f"{top}.memory.")) or target == f"{top}.llm"
+                or target in (f"{top}.core", f"{top}.memory"))
+    return True
+
+
+def layer_violations(package: Path) -> list[str]:
+    """memory/ imports only core/, the package teachmem.llm and memory/; core/ imports only core/."""
+    top, known = package.name, modules(package)
+    found = []
+    for name, path in known.items():
+        for imp in imports(path, package, known):
+            if imp.target.split(".")[0] == top and not _allowed(name, imp.target, top):
+                found.append(f"{_relative(path, package)}:{imp.line} imports {imp.target}")
+    return list(dict.fromkeys(found))
+
+
+def lab_lessons_violations(package: Path) -> list[str]:
+    """Neither memory/ nor core/ imports lab/ or lessons/."""
+    top, known = package.name, modules(package)
+    found = []
+    for name, path in known.items():
+        if not name.startswith((f"{top}.memory", f"{top}.core")):
+            continue
+        for imp in imports(path, package, known):
+            if imp.target.startswith((f"{top}.lab", f"{top}.lessons")):
+                found.append(f"{_relative(path, package)}:{imp.line} imports {imp.target}")
+    return list(dict.fromkeys(found))
+
+
+def cycles(package: Path) -> list[str]:
+    """Every strongly connected group of two or more modules (or a module importing itself)."""
+    edges = graph(package)
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    found: list[str] = []
+
+    def visit(node: str) -> None:     # Tarjan's algorithm
+        index[node] = low[node] = len(index)
+        stack.append(node)
+        for target in sorted(edges[node]):
+            if target not in index:
+                visit(target)
+                low[node] = min(low[node], low[target])
+            elif target in stack:
+                low[node] = min(low[node], index[target])
+        if low[node] == index[node]:
+            group = []
+            while True:
+                member = stack.pop()
+                group.append(member)
+                if member == node:
+                    break
+            if len(group) > 1:
+                found.append(" <-> ".join(sorted(group)))
+
+    for node in sorted(edges):
+        if node not in index:
+            visit(node)
+    return list(dict.fromkeys(found))
+
+
+# ------------------------------------------------------------------ imports
+def private_imports(package: Path) -> list[str]:
+    """``from teachmem.x import _name`` (or ``x._name`` on an imported teachmem module) in another module."""
+    top, known = package.name, modules(package)
+    found = []
+    for name, path in known.items():
+        module_aliases = {}
+        for imp in imports(path, package, known):
+            if imp.target.split(".")[0] != top or imp.target == name:
+                continue
+            if imp.name and imp.name.startswith("_") and not imp.name.startswith("__"):
+                found.append(f"{_relative(path, package)}:{imp.line} imports {imp.name} from {imp.target}")
+            if imp.name is None:
+                module_aliases[imp.target.rsplit(".", 1)[-1]] = imp.target
+        for node in ast.walk(ast.parse(path.read_text())):
+            if (isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name)
+                    and node.value.id in module_aliases and node.attr.startswith("_")
+                    and not node.attr.startswith("__")):
+                found.append(f"{_relative(path, package)}:{node.lineno} uses {node.value.id}.{node.attr}")
+    return list(dict.fromkeys(found))
+
+
+def imports_in_functions(package: Path) -> list[str]:
+    """An import inside a function, unless it is an optional third-party one under ``except ImportError``."""
+    top, known = package.name, modules(package)
+    found = []
+    for path in known.values():
+        for imp in imports(path, package, known):
+            if imp.in_function and (not imp.guarded or imp.target.split(".")[0] == top):
+                found.append(f"{_relative(path, package)}:{imp.line} imports {imp.target} inside a function")
+    return list(dict.fromkeys(found))
+
+
+def _third_party(imp: Import, top: str) -> str | None:
+    first = imp.target.split(".")[0]
+    if not first or first == top or first in sys.stdlib_module_names or first == "__future__":
+        return None
+    return first
+
+
+def _normalise(name: str) -> str:
+    return re.sub(r"[-_.]+", "-", name).lower()
+
+
+def _declared(pyproject: Path) -> tuple[set[str], set[str]]:
+    project = tomllib.loads(pyproject.read_text())["project"]
+
+    def names(specs):
+        return {_normalise(re.split(r"[\s<>=!~;\[(]", s, maxsplit=1)[0]) for s in specs}
+    optional = set().union(*map(names, project.get("optional-dependencies", {}).values()))
+    return names(project.get("dependencies", [])), optional
+
+
+def undeclared_imports(package: Path, pyproject: Path) -> list[str]:
+    """Every third-party import is a dependency in pyproject.toml (a guarded optional one may be an
+    optional dependency instead)."""
+    required, optional = _declared(pyproject)
+    distributions, known = packages_distributions(), modules(package)
+    found = []
+    for path in known.values():
+        for imp in imports(path, package, known):
+            first = _third_party(imp, package.name)
+            if first is None:
+                continue
+            names = {_normalise(d) for d in distributions.get(first, [first])}
+            if not names & (required | optional if imp.guarded else required):
+                where = "dependencies or optional-dependencies" if imp.guarded else "dependencies"
+                found.append(f"{_relative(path, package)}:{imp.line} imports {first}, "
+                             f"not in pyproject.toml's {where}")
+    return list(dict.fromkeys(found))
+
+
+# ------------------------------------------------------------------ sizes
+def long_functions(package: Path) -> list[str]:
+    found = []
+    for path, tree in _trees(package):
+        for node in ast.walk(tree):
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                length = node.end_lineno - node.lineno + 1
+                if length > MAX_FUNCTION_LINES:
+                    found.append(f"{_relative(path, package)}:{node.lineno} {node.name} has {length} lines")
+    return list(dict.fromkeys(found))
+
+
+def long_files(package: Path) -> list[str]:
+    return [f"{_relative(path, package)} has {lines(path)} lines"
+            for path in modules(package).values() if lines(path) > MAX_FILE_LINES]
+
+
+def heavy_strategies(package: Path) -> list[str]:
+    return [f"{name} reads {load} lines over {len(counted)} files" for name, (load, counted)
+            in reading_loads(package).items() if load > limit_for(name)]
+
+
+# ------------------------------------------------------------------ patterns
+def _is_class_name(node: ast.AST) -> bool:
+    """``type(x).__name__``, ``x.__class__.__name__`` or ``cls.__name__``."""
+    if not (isinstance(node, ast.Attribute) and node.attr == "__name__"):
+        return False
+    value = node.value
+    return ((isinstance(value, ast.Call) and isinstance(value.func, ast.Name) and value.func.id == "type")
+            or (isinstance(value, ast.Attribute) and value.attr == "__class__")
+            or (isinstance(value, ast.Name) and value.id in ("cls", "klass", "class_")))
+
+
+def _keys(node: ast.AST) -> list[ast.AST]:
+    """The expressions ``node`` uses as a key."""
+    if isinstance(node, ast.Subscript):
+        return [node.slice]
+    if isinstance(node, ast.Dict):
+        return [k for k in node.keys if k is not None]
+    if isinstance(node, ast.DictComp):
+        return [node.key]
+    if (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
+            and node.func.attr in ("get", "setdefault", "pop") and node.args):
+        return [node.args[0]]
+    if isinstance(node, ast.Compare) and any(isinstance(op, (ast.In, ast.NotIn)) for op in node.ops):
+        return [node.left]
+    return []
+
+
+def class_name_registries(package: Path) -> list[str]:
+    found = []
+    for path, tree in _trees(package):
+        for node in ast.walk(tree):
+            if any(_is_class_name(part) for key in _keys(node) for part in ast.walk(key)):
+                found.append(f"{_relative(path, package)}:{node.lineno} keys on a class name")
+    return list(dict.fromkeys(found))
+
+
+def state_wipes(package: Path) -> list[str]:
+    """``vars(obj).clear()`` or ``obj.__dict__.clear()``."""
+    found = []
+    for path, tree in _trees(package):
+        for node in ast.walk(tree):
+            if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "clear"):
+                continue
+            target = node.func.value
+            if ((isinstance(target, ast.Call) and isinstance(target.func, ast.Name) and target.func.id == "vars")
+                    or (isinstance(target, ast.Attribute) and target.attr == "__dict__")):
+                found.append(f"{_relative(path, package)}:{node.lineno} wipes an object's attributes")
+    return list(dict.fromkeys(found))
+
+
+# ------------------------------------------------------------------ back-links to the notebooks
+def _names_used(notebook: Path) -> set[str]:
+    """Every identifier the notebook's code cells use (names, attributes, imported names), and the
+    dotted path of every module they import (``from teachmem.core import tokens``: teachmem.core.tokens)."""
+    used: set[str] = set()
+    for cell in json.loads(notebook.read_text())["cells"]:
+        if cell["cell_type"] != "code":
+            continue
+        source = "".join(cell["source"])
+        code = "\n".join("" if line.lstrip().startswith(("%", "!")) else line for line in source.splitlines())
+        try:
+            tree = ast.parse(code)
+        except SyntaxError:
+            used |= set(re.findall(r"[A-Za-z_]\w*", code))
+            continue
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Name):
+                used.add(node.id)
+            elif isinstance(node, ast.Attribute):
+                used.add(node.attr)
+            elif isinstance(node, ast.Import):
+                used |= {alias.name for alias in node.names}
+            elif isinstance(node, ast.ImportFrom) and node.module:
+                used |= {node.module} | {f"{node.module}.{alias.name}" for alias in node.names}
+            elif isinstance(node, ast.Constant) and isinstance(node.value, str) and DOTTED.fullmatch(node.value):
+                used.add(node.value)       # e.g. [sys.executable, "-m", "teachmem.evaluate"]
+            if isinstance(node, ast.alias):
+                used |= {node.name.split(".")[-1]} | ({node.asname} if node.asname else set())
+            elif isinstance(node, ast.keyword) and node.arg:
+                used.add(node.arg)
+    return used
+
+
+def _defined(tree: ast.Module) -> set[str]:
+    """The public names a module defines at its top level."""
+    names = set()
+    for node in tree.body:
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            names.add(node.name)
+        elif isinstance(node, (ast.Assign, ast.AnnAssign)):
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            names |= {n.id for t in targets for n in ast.walk(t) if isinstance(n, ast.Name)}
+    return {n for n in names if not n.startswith("_")}
+
+
+def _docstrings(tree: ast.Module, module: str):
+    """(the names that count as a use, docstring, line) for the module and every class and function."""
+    if ast.get_docstring(tree):
+        yield _defined(tree) | {module}, ast.get_docstring(tree), 1
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and ast.get_docstring(node):
+            yield {node.name}, ast.get_docstring(node), node.lineno
+
+
+def broken_back_links(package: Path, notebooks: Path) -> list[str]:
+    """Every "Taught in notebooks/NN_x.ipynb" names a notebook that exists and uses the symbol."""
+    used: dict[str, set[str]] = {}
+    found = []
+    for path, tree in _trees(package):
+        module = module_name(path, package)
+        for names, doc, line in _docstrings(tree, module):
+            for sentence in TAUGHT_IN.findall(doc):
+                for notebook in NOTEBOOK_LINK.findall(sentence):
+                    where = f"{_relative(path, package)}:{line} {'/'.join(sorted(names)) if len(names) < 4 else module}"
+                    if not (notebooks / notebook).exists():
+                        found.append(f"{where}: no notebook {notebook}")
+                        continue
+                    if notebook not in used:
+                        used[notebook] = _names_used(notebooks / notebook)
+                    if not names & used[notebook]:
+                        found.append(f"{where}: {notebook} does not use it")
+    return list(dict.fromkeys(found))
+
+
+# ------------------------------------------------------------------ the rules on teachmem/
+RULES = {
+    "layers": lambda: layer_violations(PACKAGE),
+    "lab_and_lessons_stay_outside": lambda: lab_lessons_violations(PACKAGE),
+    "no_import_cycles": lambda: cycles(PACKAGE),
+    "no_private_imports": lambda: private_imports(PACKAGE),
+    "no_imports_inside_functions": lambda: imports_in_functions(PACKAGE),
+    "functions_at_most_60_lines": lambda: long_functions(PACKAGE),
+    "files_at_most_400_lines": lambda: long_files(PACKAGE),
+    "reading_load_at_most_600_lines": lambda: heavy_strategies(PACKAGE),
+    "back_links_name_a_notebook_that_uses_the_symbol": lambda: broken_back_links(PACKAGE, NOTEBOOKS),
+    "third_party_imports_are_declared": lambda: undeclared_imports(PACKAGE, PYPROJECT),
+    "no_registry_keyed_on_class_names": lambda: class_name_registries(PACKAGE),
+    "no_wiping_an_objects_attributes": lambda: state_wipes(PACKAGE),
+}
+
+
+@pytest.mark.parametrize("rule", RULES)
+def test_teachmem_keeps_the_house_rule(rule):
+    found = RULES[rule]()
+    assert not found, f"{len(found)} place(s) break the rule {rule}:\n" + "\n".join(found)
+
+
+def test_only_two_strategies_are_not_yet_under_the_limit_and_their_figures_only_go_down():
+    loads = reading_loads(PACKAGE)
+    assert set(NOT_YET_UNDER) == {"teachmem.memory.semantic"}
+    assert all(LIMIT < NOT_YET_UNDER[name] and loads[name][0] <= NOT_YET_UNDER[name] for name in NOT_YET_UNDER)
+    assert all(load <= LIMIT for name, (load, _) in loads.items() if name not in NOT_YET_UNDER)
+
+
+def test_the_rules_see_the_whole_library():
+    names = modules(PACKAGE)
+    assert {"teachmem.memory.buffer", "teachmem.core.tokens", "teachmem.llm", "teachmem.lab.evaluation.scenario_scores"} <= set(names)
+    assert graph(PACKAGE)["teachmem.memory.buffer"] >= {"teachmem.core.tokens", "teachmem.memory.message"}
+    loads = reading_loads(PACKAGE)
+    assert set(loads) >= {"teachmem.memory.buffer", "teachmem.memory.hybrid"}
+    assert "teachmem.memory.message" not in loads
+
+
+# ------------------------------------------------------------------ each rule catches a bad example
+def _package(tmp_path: Path, files: dict[str, str], name: str = "pkg") -> Path:
+    """Write a small package ``pkg`` (every folder a package) under ``tmp_path``."""
+    root = tmp_path / name
+    for relative, text in files.items():
+        path = root / relative
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(textwrap.dedent(text))
+    for folder in [root, *[p for p in root.rglob("*") if p.is_dir()]]:
+        (folder / "__init__.py").touch()
+    return root
+
+
+def test_layers(tmp_path):
+    bad = _package(tmp_path / "bad", {"memory/a.py": "from pkg.lab.x import y\nfrom pkg.llm.extract import z\n",
+                                      "core/b.py": "from pkg.memory.a import A\n",
+                                      "lab/x.py": "y = 1\n", "llm/extract.py": "z = 1\n"})
+    assert len(layer_violations(bad)) == 3
+    assert len(lab_lessons_violations(bad)) == 1
+    good = _package(tmp_path / "good", {"memory/a.py": "from pkg.core.b import B\nfrom pkg.llm import LLM\n"
+                                                       "from pkg.memory.m import M\n",
+                                        "core/b.py": "from . import c\nB = 1\n", "core/c.py": "",
+                                        "lab/x.py": "from pkg.memory.a import A\n"})
+    assert layer_violations(good) == [] and lab_lessons_violations(good) == []
+
+
+def test_cycles(tmp_path):
+    bad = _package(tmp_path / "bad", {"a.py": "from pkg.b import x\n", "b.py": "from pkg import c\n",
+                                      "c.py": "import pkg.a\n"})
+    assert cycles(bad) == ["pkg.a <-> pkg.b <-> pkg.c"]
+    good = _package(tmp_path / "good", {"a.py": "from pkg.b import x\n", "b.py": "from pkg import c\n",
+                                        "c.py": "import json\n"})
+    assert cycles(good) == []
+
+
+def test_private_imports(tmp_path):
+    bad = _package(tmp_path / "bad", {"a.py": "_x = 1\n", "b.py": "from pkg.a import _x\n",
+                                      "c.py": "from pkg import a\nprint(a._x)\n"})
+    assert len(private_imports(bad)) == 2
+    good = _package(tmp_path / "good", {"a.py": "x = 1\n_y = 2\nprint(_y)\n", "b.py": "from pkg.a import x\n",
+                                        "c.py": "from pkg import __version__\n"})
+    assert private_imports(good) == []
+
+
+def test_imports_inside_functions(tmp_path):
+    bad = _package(tmp_path / "bad", {"a.py": """
+        def f():
+            import json
+        def g():
+            try:
+                from pkg import b
+            except ImportError:
+                pass
+        def h():
+            try:
+                import numpy
+            except ValueError:
+                pass
+        """, "b.py": ""})
+    assert len(imports_in_functions(bad)) == 3
+    good = _package(tmp_path / "good", {"a.py": """
+        import json
+        try:
+            import yaml
+        except ImportError:
+            yaml = None
+        def f():
+            try:
+                import sentence_transformers
+            except (ModuleNotFoundError, OSError):
+                raise
+        """})
+    assert imports_in_functions(good) == []
+
+
+def test_long_functions_and_files(tmp_path):
+    body = "    x = 1\n" * 59
+    bad = _package(tmp_path / "bad", {"a.py": f"def f():\n{body}    return x\n" + "\n" * 340})
+    assert len(long_functions(bad)) == 1 and len(long_files(bad)) == 1
+    good = _package(tmp_path / "good", {"a.py": f"def f():\n{body}" + "\n" * 339})
+    assert long_functions(good) == [] and long_files(good) == []
+
+
+def test_reading_load(tmp_path):
+    files = {"memory/s.py": "from pkg.core.big import x\nfrom pkg.memory.other import y\nfrom pkg.llm import LLM\n",
+             "memory/other.py": "z = 1\n" * 590, "llm/__init__.py": "z = 1\n" * 900,
+             "memory/message.py": "z = 1\n" * 100}
+    bad = _package(tmp_path / "bad", {**files, "core/big.py": "from pkg.memory.message import M\n" + "z = 1\n" * 500})
+    assert heavy_strategies(bad) == ["pkg.memory.s reads 604 lines over 3 files"]
+    good = _package(tmp_path / "good", {**files, "core/big.py": "z = 1\n" * 500})
+    assert heavy_strategies(good) == []
+    assert reading_loads(good)["pkg.memory.s"] == (503, ["pkg.memory.s", "pkg.core.big"])
+
+
+def test_back_links(tmp_path):
+    notebooks = tmp_path / "notebooks"
+    notebooks.mkdir()
+    cells = [{"cell_type": "code", "source": ["%matplotlib inline\n", "from pkg import used, c\n", "used(3).shown()\n",
+                                              "b = 2\n", "run(['python', '-m', 'pkg.d'])"]},
+             {"cell_type": "markdown", "source": ["not_code is mentioned only in prose"]}]
+    (notebooks / "01_x.ipynb").write_text(json.dumps({"cells": cells}))
+    bad = _package(tmp_path / "bad", {"b.py": '''
+        """Only its name is in the notebook, as a variable. Taught in notebooks/01_x.ipynb."""
+        ''', "a.py": '''
+        """A module. Taught in notebooks/01_x.ipynb."""
+        def not_code():
+            """Taught in notebooks/01_x.ipynb."""
+        def other():
+            """Taught in notebooks/02_missing.ipynb."""
+        '''})
+    assert [f.split(": ", 1)[1] for f in broken_back_links(bad, notebooks)] == \
+        ["01_x.ipynb does not use it", "01_x.ipynb does not use it", "no notebook 02_missing.ipynb",
+         "01_x.ipynb does not use it"]
+    good = _package(tmp_path / "good", {"c.py": '''
+        """Imported as a module by the notebook. Taught in notebooks/01_x.ipynb."""
+        ''', "d.py": '''
+        """Run with python -m by the notebook. Taught in notebooks/01_x.ipynb."""
+        ''', "a.py": '''
+        """A module. Taught in notebooks/01_x.ipynb."""
+        def used():
+            """Taught in
+            notebooks/01_x.ipynb."""
+        class Thing:
+            def shown(self):
+                """Taught in notebooks/01_x.ipynb and nowhere else."""
+        '''})
+    assert broken_back_links(good, notebooks) == []
+
+
+def test_third_party_imports_are_declared(tmp_path):
+    pyproject = tmp_path / "pyproject.toml"
+    pyproject.write_text('[project]\ndependencies = ["numpy>=1.24", "typing_extensions"]\n'
+                         '[project.optional-dependencies]\nembeddings = ["sentence-transformers>=2"]\n')
+    bad = _package(tmp_path / "bad", {"a.py": "import tqdm\nimport sentence_transformers\n"})
+    assert len(undeclared_imports(bad, pyproject)) == 2
+    good = _package(tmp_path / "good", {"a.py": """
+        import json, os.path
+        import numpy as np
+        from typing_extensions import Self
+        from pkg import a
+        try:
+            import sentence_transformers
+        except ImportError:
+            sentence_transformers = None
+        """})
+    assert undeclared_imports(good, pyproject) == []
+
+
+def test_class_name_registries(tmp_path):
+    bad = _package(tmp_path / "bad", {"a.py": """
+        REGISTRY = {}
+        def register(cls):
+            REGISTRY[cls.__name__] = cls
+        def find(obj):
+            found = REGISTRY[type(obj).__name__]
+            return found or REGISTRY.get(obj.__class__.__name__)
+        """})
+    assert len(class_name_registries(bad)) == 3
+    good = _package(tmp_path / "good", {"a.py": """
+        REGISTRY = {}
+        def register(cls):
+            REGISTRY[cls.kind] = cls
+        def check(obj):
+            raise TypeError(f"got {type(obj).__name__}")
+        """})
+    assert class_name_registries(good) == []
+
+
+def test_state_wipes(tmp_path):
+    bad = _package(tmp_path / "bad", {"a.py": "def reset(o):\n    vars(o).clear()\n    o.__dict__.clear()\n"})
+    assert len(state_wipes(bad)) == 2
+    good = _package(tmp_path / "good", {"a.py": "def reset(o):\n    o.items.clear()\n    vars(o).update({})\n"})
+    assert state_wipes(good) == []

