@@ -264,20 +264,35 @@ def check_extra_words(extra_words: Any) -> CheckResult:
 def plot_validity(memory, last_turn: int) -> Figure:
     """Each attribute of an ``EntityMemory`` as a row; each value as a bar from the turn it
     became true to the turn it was replaced (or ``last_turn``), coloured by whether it still holds.
+    A value's label sits on its bar, or beside it where the bar is too short to hold it.
 
     Taught in notebooks/04_entity_memory.ipynb.
     """
     keys = list(dict.fromkeys((f.entity, f.attribute) for f in memory.values))
-    fig, ax = figure(9, 0.42 * len(keys) + 1.6)
+    fig, ax = figure(9, 0.34 * len(keys) + 1.4)
     colour = {True: OKABE_ITO[2], False: OKABE_ITO[5]}   # still true, replaced
-    for row, key in enumerate(keys):
-        for f in (f for f in memory.values if (f.entity, f.attribute) == key):
-            end = f.valid_to if f.valid_to is not None else last_turn + 1
-            ax.barh(row, end - f.valid_from, left=f.valid_from, color=colour[f.valid_to is None], alpha=0.8)
-            ax.text(f.valid_from + 0.2, row, short(f.value, 26), va="center", fontsize=8, clip_on=True)
-    ax.set_yticks(range(len(keys)), [short(f"{e}.{a}", 40) for e, a in keys], fontsize=8)
-    ax.invert_yaxis()
     ax.set(title="When each value was true", xlabel="turn", xlim=(0.5, last_turn + 9))
-    ax.legend(handles=[Patch(color=colour[True], label="still true"), Patch(color=colour[False], label="replaced")],
-              loc="upper left", bbox_to_anchor=(1.01, 1), fontsize=8)
+    ax.set_yticks(range(len(keys)), [f"{e}.{a}" for e, a in keys], fontsize=8)
+    ax.set_ylim(len(keys) - 0.5, -0.5)
+    labels = []
+    for row, key in enumerate(keys):
+        values = [f for f in memory.values if (f.entity, f.attribute) == key]
+        for position, f in enumerate(values):
+            end = f.valid_to if f.valid_to is not None else last_turn + 1
+            ax.barh(row, end - f.valid_from, left=f.valid_from, color=colour[f.valid_to is None],
+                    alpha=0.8)
+            label = ax.text(f.valid_from + 0.2, row, f.value, va="center", fontsize=8)
+            labels.append((label, f.valid_from, end, position, len(values)))
+    legend = [Patch(color=colour[True], label="still true"),
+              Patch(color=colour[False], label="replaced")]
+    ax.legend(handles=legend, loc="upper left", bbox_to_anchor=(1.01, 1), fontsize=8)
+    fig.draw_without_rendering()          # lays the figure out, so a label's width is known
+    for label, start, end, position, count in labels:
+        right_edge = ax.transData.inverted().transform(label.get_window_extent())[1][0]
+        if right_edge <= end:
+            continue                      # it fits on its bar
+        if position == count - 1:         # the last value: nothing to its right
+            label.set_x(end + 0.2)
+        elif position == 0:               # the first value: nothing to its left
+            label.set(x=start - 0.2, ha="right")
     return fig
