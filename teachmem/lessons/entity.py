@@ -61,7 +61,7 @@ CHECK_REPLIES = ("You could use Redis for caching.", "We should use MongoDB.",
 CHECK_LENGTHS = (12, 16, 20, 24)
 
 
-def check_conversations() -> list[list[tuple[str, str]]]:
+def unseen_conversations() -> list[list[tuple[str, str]]]:
     """The checker's conversations, ``(role, content)`` pairs, seeded and never printed."""
     conversations = []
     for index, length in enumerate(CHECK_LENGTHS):
@@ -160,7 +160,7 @@ def _library_answers(messages: list[tuple[str, str]]) -> list[tuple[list[dict], 
 def check_entity_class(cls: type) -> str | None:
     """Exercise 4.2: the learner's entity memory, replayed beside ``EntityMemory`` on conversations
     they have not seen: the same facts in ``context()`` and the same ``changelog`` after every turn."""
-    conversations = check_conversations()
+    conversations = unseen_conversations()
     wanted = [_library_answers(messages) for messages in conversations]
     with own_code():
         for number, (messages, answers) in enumerate(zip(conversations, wanted, strict=True), 1):

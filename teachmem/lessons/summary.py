@@ -69,7 +69,7 @@ CHECK_PINS = ("Budget: about 10 dollars a month", "Deadline: end of June")
 CHECK_SETTINGS = ((6, 0, 120), (4, 2, 60), (5, 1, 40), (3, 0, 30), (8, 4, 50))
 
 
-def check_conversations() -> list[tuple[tuple[int, int, int], list[str], list[dict]]]:
+def unseen_conversations() -> list[tuple[tuple[int, int, int], list[str], list[dict]]]:
     """The checker's cases: settings, pins and a conversation each, seeded and never printed."""
     cases = []
     for index, settings in enumerate(CHECK_SETTINGS):
@@ -134,7 +134,7 @@ def _library_answers(settings: tuple[int, int, int], pins: list[str],
 def check_summary_class(cls: type) -> str | None:
     """Exercise 3.2: the learner's summary memory, replayed on conversations they have not seen
     beside ``SummaryMemory``: the same context after every message, and the same model calls."""
-    cases = check_conversations()
+    cases = unseen_conversations()
     wanted = [_library_answers(*case) for case in cases]
     with own_code():
         for number, ((settings, pins, messages), answers) in enumerate(zip(cases, wanted, strict=True), 1):
