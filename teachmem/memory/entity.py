@@ -156,6 +156,7 @@ class EntityMemory:
         facts = self.get_relevant(query or "")
         return [{"role": "system", "content": f"Known facts:\n{facts}"}] if facts else []
 
+    # ---- Going further (04: relevance, extraction by a model, what was true when) ----
     def get_relevant(self, query: str = "", *, as_of: int | None = None) -> str:
         """A ``[Entity] attribute: value, ...`` line per entity: all facts, or in a big store
         those sharing words with ``query``."""
@@ -176,7 +177,6 @@ class EntityMemory:
         return extract_triples(self.llm, text, min_confidence=self.min_confidence,
                                on_error=self.on_error)
 
-    # ---- Going further (04: what was true when) ----
     def facts(self, as_of: int | None = None) -> list[FactValue]:
         """The values true now, or at turn ``as_of``, in the order they arrived."""
         if as_of is None:
