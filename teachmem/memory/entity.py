@@ -93,8 +93,7 @@ class EntityMemory:
 
     def add(self, role: str, content: str, *, turn: int | None = None,
             timestamp: datetime | None = None) -> list[Change]:
-        """Remember a message: only the user's are mined (an assistant's suggestion is no
-        decision)."""
+        """Remember a message: only the user's are mined (a suggestion is no decision)."""
         require_role("role", role)
         require_text("content", content, allow_empty=True)
         turn = require_turn("turn", turn, self.last_turn)
@@ -107,8 +106,7 @@ class EntityMemory:
 
     def extract_and_store(self, message: str, turn_number: int, *,
                           timestamp: datetime | None = None) -> list[Change]:
-        """Extract the facts in ``message``, said on ``turn_number``, store them; return what
-        changed."""
+        """Store the facts found in ``message``, said on ``turn_number``; return the changes."""
         require_text("message", message, allow_empty=True)
         require_int_at_least("turn_number", turn_number, self.last_turn or 0)
         when = require_datetime("timestamp", timestamp) or self.clock()
@@ -122,8 +120,7 @@ class EntityMemory:
 
     def store(self, t: Triple, turn: int, when: datetime, *, span=None,
               reason: str = "") -> list[Change]:
-        """Store one triple said at ``turn``: a new fact (ADD), a new value (UPDATE) or a repeat
-        (NOOP)."""
+        """Store a triple said at ``turn``: a new fact (ADD), value (UPDATE) or a repeat (NOOP)."""
         if not isinstance(t, Triple):
             raise TypeError(f"t must be a Triple, got {type(t).__name__}")
         require_int_at_least("turn", turn, 0)
@@ -158,8 +155,7 @@ class EntityMemory:
 
     # ---- Going further (04: relevance, extraction by a model, what was true when) ----
     def get_relevant(self, query: str = "", *, as_of: int | None = None) -> str:
-        """A ``[Entity] attribute: value, ...`` line per entity: all facts, or in a big store
-        those sharing words with ``query``."""
+        """``[Entity] attribute: value, ...`` lines; a big store keeps facts sharing query words."""
         require_text("query", query, allow_empty=True)
         facts = self.facts(as_of)
         if query.strip() and len(facts) > self.small_store:
@@ -195,8 +191,7 @@ class EntityMemory:
         return fact_table(self.facts())
 
     def get_changelog(self, as_of: int | None = None) -> list[dict]:
-        """Every change of value up to turn ``as_of``, oldest first:
-        ``{turn, entity, attribute, old, new}``."""
+        """Each change of value up to turn ``as_of``: ``{turn, entity, attribute, old, new}``."""
         as_of = as_of if as_of is None else require_int_at_least("as_of", as_of, 1)
         log: list[dict] = []
         previous: dict[tuple[str, str], str] = {}
@@ -210,8 +205,7 @@ class EntityMemory:
 
     # ---- Going further (09: ids, corrections, forgetting and saving) ----
     def history(self, id: str) -> list[FactValue]:
-        """Every value fact ``id`` held, oldest first: each one's ``valid_to`` is where the next
-        replaced it."""
+        """Every value fact ``id`` held, oldest first (``valid_to``: the next one replaced it)."""
         values = [f for f in self.values if f.id == id]
         if not values:
             ids = sorted({f.id for f in self.values}, key=lambda i: int(i[1:]))
@@ -235,8 +229,7 @@ class EntityMemory:
         return self.store(triple, self.last_turn or 0, self.clock(), reason="updated by hand")
 
     def delete(self, id: str) -> list[Change]:
-        """Close fact ``id`` now (it stays in its history); an old value's id ("e2@3") removes
-        that value."""
+        """Close fact ``id`` now (its history stays); an old value's id ("e2@3") removes it."""
         if "@" in require_text("id", id):
             old = next((f for f in self.values
                         if f"{f.id}@{f.valid_from}" == id and f.valid_to), None)
@@ -249,8 +242,7 @@ class EntityMemory:
         return [Change("DELETE", id, old.line, reason="deleted by hand")]
 
     def provenance(self) -> list[dict]:
-        """Every value held, old ones as history (id ``"e2@3"``: said at turn 3), for
-        governance."""
+        """Every value held, old ones as history (id ``"e2@3"``: said at turn 3)."""
         records = []
         for f in self.values:
             current = f.valid_to is None
@@ -261,8 +253,7 @@ class EntityMemory:
         return records
 
     def erase(self, pattern: re.Pattern) -> list[Change]:
-        """Remove every value (current or old) whose entity, attribute or value ``pattern``
-        matches."""
+        """Remove every value, current or old, whose entity, attribute or value matches."""
         if not isinstance(pattern, re.Pattern):
             raise TypeError(f"pattern must be a compiled re.Pattern, got {type(pattern).__name__}")
         gone = [f for f in self.values
@@ -288,8 +279,7 @@ class EntityMemory:
     @classmethod
     def from_state(cls, state: dict, *, llm: LLM | None = None,
                    clock: Clock | None = None) -> "EntityMemory":
-        """Rebuild from ``to_state()`` (pass the model and clock again); a value saved without an
-        id gets one."""
+        """Rebuild from ``to_state()`` (pass the model and clock again); give ids where missing."""
         memory = cls(**{name: state[name] for name in SETTINGS}, llm=llm, clock=clock)
         memory.last_turn = state["last_turn"]
         history = state["history"]
