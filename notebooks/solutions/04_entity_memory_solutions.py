@@ -12,10 +12,38 @@ yields_a_fact = {2, 4}
 extra_words = {"log": ["auth"], "launch": ["deadline"]}
 
 
-def apply_fact(store, changelog, entity, attribute, value, turn):
-    """Exercise 4.2: the newer value wins; a *different* value is logged as a change."""
-    attributes = store.setdefault(entity, {})
-    old = attributes.get(attribute)
-    if old is not None and old != value:
-        changelog.append({"turn": turn, "entity": entity, "attribute": attribute, "old": old, "new": value})
-    attributes[attribute] = value
+from teachmem.llm import rule_triples
+
+
+class TinyEntityMemory:
+    """Exercise 4.2: an entity memory of your own; the three decision lines are filled in."""
+
+    def __init__(self):
+        self.facts = {}       # (entity, attribute) -> value: what is true now
+        self.changelog = []   # every replaced value: {"turn", "entity", "attribute", "old", "new"}
+        self.turn = 0
+
+    def add(self, role, content, turn=None):
+        self.turn = self.turn + 1 if turn is None else turn
+        if role == "user":    # an assistant's suggestion is no decision
+            for entity, attribute, value, confidence in rule_triples(content):
+                self.store(entity, attribute, value)
+
+    def store(self, entity, attribute, value):
+        old = self.facts.get((entity, attribute))
+        if old is not None and old != value:    # a contradiction: the newer statement wins
+            self.changelog.append({"turn": self.turn, "entity": entity, "attribute": attribute,
+                                   "old": old, "new": value})
+        self.facts[(entity, attribute)] = value
+
+    def context(self, query=None):
+        table = {}
+        for (entity, attribute), value in sorted(self.facts.items()):
+            table.setdefault(entity, []).append(f"{attribute}: {value}")
+        lines = [f"[{entity}] " + ", ".join(pairs) for entity, pairs in table.items()]
+        if not lines:
+            return []
+        return [{"role": "system", "content": "\n".join(["Known facts:", *lines])}]
+
+
+entity_class = TinyEntityMemory

@@ -4,7 +4,7 @@ Taught in notebooks/04_entity_memory.ipynb.
 """
 from __future__ import annotations
 
-from collections.abc import Callable
+import random
 from typing import Any
 
 from matplotlib.figure import Figure
@@ -13,9 +13,10 @@ from matplotlib.patches import Patch
 from teachmem.core.validate import require_positive_int
 from teachmem.core.words import shared_words
 from teachmem.lab.scenarios import Scenario, fact_in_text, load_scenario
-from teachmem.lessons.common import (OKABE_ITO, CheckResult, after_prediction as after_prediction, answer_checker,
-                                     checker, explore as explore, fact_label, figure, mark, report, short,
-                                     wrapped as wrapped)
+from teachmem.lessons.common import (OKABE_ITO, CheckResult, after_prediction as after_prediction,
+                                     answer_checker, class_checker, explore as explore, fact_label,
+                                     figure, mark, own_code, report, short,
+                                     show_source as show_source, wrapped as wrapped)
 from teachmem.llm import rule_triples
 from teachmem.memory.entity import EntityMemory
 
@@ -36,40 +37,142 @@ QUESTIONS = {"Which database should CI start?": ("Project", "database"),
              "When do we launch?": ("Project", "deadline")}
 
 
-def _change(turn: int, entity: str, attribute: str, old: str, new: str) -> dict:
-    return {"turn": turn, "entity": entity, "attribute": attribute, "old": old, "new": new}
+# ---------------------------------------------------------------- Exercise 4.2: the learner's class
+# What the checker's conversations are made of: other people, other projects, never printed. Each
+# group says one attribute several ways, so values get replaced, repeated and brought back.
+CHECK_SAYINGS = (
+    ("My name is Dana.", "Call me Sam.", "My name is Priya."),
+    ("I live in Porto.", "I moved to Berlin last month.", "I live in Leeds."),
+    ("We will use Django for the backend.", "Let us switch to Flask instead."),
+    ("The database will be SQLite.", "Actually, let us use PostgreSQL instead.",
+     "We should use MongoDB."),
+    ("Our budget is about 50 dollars a month.", "The budget is now 80 dollars a month."),
+    ("The deadline is end of June.", "We need to launch by the end of May."),
+    ("Login will use OAuth 2.0.", "Authentication will use JWT tokens"),
+    ("For the frontend we will use Vue.", "Let us use Svelte for the frontend instead."),
+    ("I am vegetarian.", "I am vegan now."),
+    ("Let us use Tailwind for styling.", "Let us use Bootstrap for styling."),
+    ("I am allergic to shellfish.", "I like hiking.", "Tests will use pytest."),
+)
+# An assistant's suggestions name technologies too: they are no decision of the user's.
+CHECK_REPLIES = ("You could use Redis for caching.", "We should use MongoDB.",
+                 "Great question! Let us use Svelte for the frontend instead.",
+                 "Noted.", "ok sounds good")
+CHECK_LENGTHS = (12, 16, 20, 24)
 
 
-_OPENING = [("Project", "framework", "React", 1), ("Project", "database", "PostgreSQL", 1),
-            ("API", "auth_method", "JWT", 5), ("Project", "database", "MySQL", 12)]
-_AFTER_OPENING = ({"Project": {"framework": "React", "database": "MySQL"}, "API": {"auth_method": "JWT"}},
-                  [_change(12, "Project", "database", "PostgreSQL", "MySQL")])
+def unseen_conversations() -> list[list[tuple[str, str]]]:
+    """The checker's conversations, ``(role, content)`` pairs, seeded and never printed."""
+    conversations = []
+    for index, length in enumerate(CHECK_LENGTHS):
+        rng = random.Random(400 + index)
+        messages = []
+        for i in range(length):
+            if i % 2 == 0:
+                messages.append(("user", rng.choice(rng.choice(CHECK_SAYINGS))))
+            else:
+                messages.append(("assistant", rng.choice(CHECK_REPLIES)))
+        conversations.append(messages)
+    return conversations
 
-# steps of apply_fact -> (the store, the changelog) they leave, worked out by hand.
-APPLY_FACT = [
-    ([], ({}, [])),
-    (_OPENING, _AFTER_OPENING),
-    (_OPENING + [("Project", "database", "MySQL", 14)], _AFTER_OPENING),     # the same value again: no change
-    ([("User", "name", "Maya", 1), ("User", "name", "Dana", 2), ("User", "name", "Maya", 3)],
-     ({"User": {"name": "Maya"}}, [_change(2, "User", "name", "Maya", "Dana"),
-                                   _change(3, "User", "name", "Dana", "Maya")])),
-    ([("API", "auth_method", "JWT", 1), ("API", "auth_method", "JWT", 2), ("API", "auth_method", "OAuth 2.0", 3),
-      ("Project", "database", "SQLite", 4)],
-     ({"API": {"auth_method": "OAuth 2.0"}, "Project": {"database": "SQLite"}},
-      [_change(3, "API", "auth_method", "JWT", "OAuth 2.0")])),
-]
 
-@checker("apply_fact")
-def check_apply_fact(fn: Callable) -> str | None:
-    """Exercise 4.2: store a fact; the newer value wins and a change goes to the changelog."""
-    for steps, (want_store, want_log) in APPLY_FACT:
-        store: dict = {}
-        log: list = []
-        for step in steps:
-            fn(store, log, *step)
-        if (store, log) != (want_store, want_log):
-            return (f"after the steps {steps}: expected store {want_store} and changelog {want_log}, "
-                    f"got store {store} and changelog {log}")
+def _fact_lines(context: Any) -> list[str] | str:
+    """The ``[Entity] ...`` lines of a ``context()`` answer, in order, or what is wrong with it."""
+    if not isinstance(context, list) or not all(isinstance(m, dict) for m in context):
+        return f"context() should return a list of messages (dicts), got {context!r:.60}"
+    if not context:
+        return []
+    if len(context) > 1 or context[0].get("role") != "system":
+        return "context() should send one system message"
+    lines = str(context[0].get("content", "")).split("\n")
+    if lines[0] != "Known facts:":
+        return f"its system message should start with the line 'Known facts:', not {lines[0]!r:.40}"
+    return lines[1:]
+
+
+def facts_difference(case: str, got: Any, want: list[dict]) -> str | None:
+    """None if the learner's ``context()`` sends the same facts as the library's (entities in any
+    order), else one sentence naming the first entity line that differs."""
+    mine, theirs = _fact_lines(got), _fact_lines(want)
+    if isinstance(mine, str):
+        return f"{case}, {mine}"
+    if not theirs and mine:
+        return f"{case}, nothing is known yet: context() should send no message, yours sends one"
+    if theirs and not mine:
+        return f"{case}, context() should send {short(theirs[0], 50)!r}, yours sends nothing"
+    by_entity = {line.split("] ")[0] + "]": line for line in mine}
+    for line in theirs:
+        entity = line.split("] ")[0] + "]"
+        yours = by_entity.pop(entity, None)
+        if yours is None:
+            return f"{case}, context() should send a line {short(line, 50)!r}, yours has none"
+        if yours != line:
+            return f"{case}, {_first_pair_difference(entity, yours, line)}"
+    if by_entity:
+        return f"{case}, context() sends {short(next(iter(by_entity.values())), 50)!r} too"
+    return None
+
+
+def _first_pair_difference(entity: str, mine: str, theirs: str) -> str:
+    """Where two lines of one entity part: the first ``attribute: value`` pair that differs."""
+    mine_pairs = mine.removeprefix(entity).strip().split(", ")
+    their_pairs = theirs.removeprefix(entity).strip().split(", ")
+    for yours, want in zip(mine_pairs, their_pairs, strict=False):
+        if yours != want:
+            return f"the line {entity} should say {short(want, 40)!r}, yours says {short(yours, 40)!r}"
+    if len(mine_pairs) < len(their_pairs):
+        return f"the line {entity} should also say {short(their_pairs[len(mine_pairs)], 40)!r}"
+    return f"the line {entity} says {short(mine_pairs[len(their_pairs)], 40)!r} too"
+
+
+def _changed(change: Any) -> str:
+    if not isinstance(change, dict):
+        return repr(change)
+    return (f"turn {change.get('turn')}: {change.get('entity')}.{change.get('attribute')} "
+            f"{change.get('old')} → {change.get('new')}")
+
+
+def changelog_difference(case: str, got: Any, want: list[dict]) -> str | None:
+    """None if the two changelogs agree, else one sentence naming the first change that differs."""
+    if not isinstance(got, list):
+        return f"{case}, changelog should be a list, got {type(got).__name__}"
+    for number, (mine, theirs) in enumerate(zip(got, want, strict=False), 1):
+        if mine != theirs:
+            return (f"{case}, change {number} of the changelog should be {_changed(theirs)!r}, "
+                    f"yours is {_changed(mine)!r}")
+    if len(got) < len(want):
+        return f"{case}, the changelog should also hold {_changed(want[len(got)])!r}"
+    if len(got) > len(want):
+        return f"{case}, the changelog holds {_changed(got[len(want)])!r}, which changed nothing"
+    return None
+
+
+def _library_answers(messages: list[tuple[str, str]]) -> list[tuple[list[dict], list[dict]]]:
+    memory = EntityMemory()
+    answers = []
+    for turn, (role, content) in enumerate(messages, 1):
+        memory.add(role, content, turn=turn)
+        answers.append((memory.context(), memory.get_changelog()))
+    return answers
+
+
+@class_checker("entity memory")
+def check_entity_class(cls: type) -> str | None:
+    """Exercise 4.2: the learner's entity memory, replayed beside ``EntityMemory`` on conversations
+    they have not seen: the same facts in ``context()`` and the same ``changelog`` after every turn."""
+    conversations = unseen_conversations()
+    wanted = [_library_answers(messages) for messages in conversations]
+    with own_code():
+        for number, (messages, answers) in enumerate(zip(conversations, wanted, strict=True), 1):
+            memory = cls()
+            pairs = zip(messages, answers, strict=True)
+            for turn, ((role, content), (context, changelog)) in enumerate(pairs, 1):
+                memory.add(role, content, turn=turn)
+                case = f"conversation {number}, after turn {turn} ({role}: {short(content, 30)!r})"
+                problem = (facts_difference(case, memory.context(), context)
+                           or changelog_difference(case, getattr(memory, "changelog", None), changelog))
+                if problem:
+                    return problem
     return None
 
 
@@ -161,20 +264,35 @@ def check_extra_words(extra_words: Any) -> CheckResult:
 def plot_validity(memory, last_turn: int) -> Figure:
     """Each attribute of an ``EntityMemory`` as a row; each value as a bar from the turn it
     became true to the turn it was replaced (or ``last_turn``), coloured by whether it still holds.
+    A value's label sits on its bar, or beside it where the bar is too short to hold it.
 
     Taught in notebooks/04_entity_memory.ipynb.
     """
     keys = list(dict.fromkeys((f.entity, f.attribute) for f in memory.values))
-    fig, ax = figure(9, 0.42 * len(keys) + 1.6)
+    fig, ax = figure(9, 0.34 * len(keys) + 1.4)
     colour = {True: OKABE_ITO[2], False: OKABE_ITO[5]}   # still true, replaced
-    for row, key in enumerate(keys):
-        for f in (f for f in memory.values if (f.entity, f.attribute) == key):
-            end = f.valid_to if f.valid_to is not None else last_turn + 1
-            ax.barh(row, end - f.valid_from, left=f.valid_from, color=colour[f.valid_to is None], alpha=0.8)
-            ax.text(f.valid_from + 0.2, row, short(f.value, 26), va="center", fontsize=8, clip_on=True)
-    ax.set_yticks(range(len(keys)), [short(f"{e}.{a}", 40) for e, a in keys], fontsize=8)
-    ax.invert_yaxis()
     ax.set(title="When each value was true", xlabel="turn", xlim=(0.5, last_turn + 9))
-    ax.legend(handles=[Patch(color=colour[True], label="still true"), Patch(color=colour[False], label="replaced")],
-              loc="upper left", bbox_to_anchor=(1.01, 1), fontsize=8)
+    ax.set_yticks(range(len(keys)), [f"{e}.{a}" for e, a in keys], fontsize=8)
+    ax.set_ylim(len(keys) - 0.5, -0.5)
+    labels = []
+    for row, key in enumerate(keys):
+        values = [f for f in memory.values if (f.entity, f.attribute) == key]
+        for position, f in enumerate(values):
+            end = f.valid_to if f.valid_to is not None else last_turn + 1
+            ax.barh(row, end - f.valid_from, left=f.valid_from, color=colour[f.valid_to is None],
+                    alpha=0.8)
+            label = ax.text(f.valid_from + 0.2, row, f.value, va="center", fontsize=8)
+            labels.append((label, f.valid_from, end, position, len(values)))
+    legend = [Patch(color=colour[True], label="still true"),
+              Patch(color=colour[False], label="replaced")]
+    ax.legend(handles=legend, loc="upper left", bbox_to_anchor=(1.01, 1), fontsize=8)
+    fig.draw_without_rendering()          # lays the figure out, so a label's width is known
+    for label, start, end, position, count in labels:
+        right_edge = ax.transData.inverted().transform(label.get_window_extent())[1][0]
+        if right_edge <= end:
+            continue                      # it fits on its bar
+        if position == count - 1:         # the last value: nothing to its right
+            label.set_x(end + 0.2)
+        elif position == 0:               # the first value: nothing to its left
+            label.set(x=start - 0.2, ha="right")
     return fig

@@ -7,15 +7,18 @@ from __future__ import annotations
 import functools
 import random
 import textwrap
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from typing import Any
 
 from matplotlib.figure import Figure
 
 from teachmem.lab.scenarios import Fact, fact_in_text, load_scenario
-from teachmem.lessons.common import (OKABE_ITO, CheckResult, after_prediction as after_prediction, checker,
-                                     explore as explore, fact_label, figure, answer_checker, mark, report)
+from teachmem.lessons.common import (OKABE_ITO, CheckResult, after_prediction as after_prediction,
+                                     answer_checker, class_checker, explore as explore, fact_label,
+                                     figure, mark, own_code, report, short,
+                                     show_source as show_source)
 from teachmem.llm import OfflineLLM, summarize
+from teachmem.memory.summary import SummaryMemory
 
 # The first day of the project_30 conversation is summarised, then these later messages of the same
 # project are folded in one at a time, as a summary memory does: the word limit stays, the material grows.
@@ -34,30 +37,123 @@ FOLLOW_UP = (
 )
 MAX_PINS, MAX_PIN_WORDS = 2, 12
 
-# (messages in the buffer, keep_recent) -> how many of the oldest go to the summary, worked out by hand.
-SUMMARISED = [((6, 0), 6), ((6, 3), 3), ((10, 5), 5), ((5, 1), 4), ((4, 4), 0), ((3, 7), 0), ((0, 0), 0)]
+# ---------------------------------------------------------------- Exercise 3.2: the learner's class
+# What the checker's conversations are made of: other projects, other people, never printed.
+CHECK_SAYINGS = (
+    "We're building a recipe app for my running club.",
+    "Let's store the recipes in SQLite, because the club is small.",
+    "The backend will be Flask, since I already know it.",
+    "I'd like the pages to load fast on old phones.",
+    "Let's use Vue for the front end, mainly for its gentle learning curve.",
+    "Photos go to an S3 bucket, with thumbnails made on upload.",
+    "My name is Dana and I teach chemistry.",
+    "The deadline is the end of June, before the summer races.",
+    "Our budget is about 10 dollars a month.",
+    "Login will use magic links, so nobody has to remember a password.",
+    "We'll write the tests with pytest and keep them fast.",
+    "Let's host it on Render, for its free tier.",
+    "Search should find recipes by ingredient.",
+    "The club has about 40 members, and 5 of them will add recipes.",
+    "Comments can wait until the second version.",
+    "Let's send a weekly email with the new recipes, through Mailgun.",
+)
+CHECK_REPLIES = (
+    "Good choice: that keeps the first version small.",
+    "Then I'd start with the data model: recipes, ingredients and members.",
+    "That works. Keep the settings in one file so they are easy to change.",
+    "Noted. Shall we sketch the pages next?",
+    "A sensible plan; we can revisit it after the first release.",
+)
+CHECK_PINS = ("Budget: about 10 dollars a month", "Deadline: end of June")
+# (summarize_every, keep_recent, max_words) of each conversation the checker replays.
+CHECK_SETTINGS = ((6, 0, 120), (4, 2, 60), (5, 1, 40), (3, 0, 30), (8, 4, 50))
 
 
-def _random_messages(rng: random.Random, n: int) -> list[dict]:
-    words = "we use mysql for the booking app and pytest with coverage ok sounds good".split()
-    return [{"role": ("user", "assistant")[i % 2], "content": " ".join(rng.choices(words, k=rng.randint(1, 25)))}
-            for i in range(n)]
+def unseen_conversations() -> list[tuple[tuple[int, int, int], list[str], list[dict]]]:
+    """The checker's cases: settings, pins and a conversation each, seeded and never printed."""
+    cases = []
+    for index, settings in enumerate(CHECK_SETTINGS):
+        rng = random.Random(300 + index)
+        length = rng.randint(14, 22)
+        messages = [{"role": "user", "content": rng.choice(CHECK_SAYINGS)} if i % 2 == 0 else
+                    {"role": "assistant", "content": rng.choice(CHECK_REPLIES)}
+                    for i in range(length)]
+        pins = list(CHECK_PINS[:index % 3])
+        cases.append((settings, pins, messages))
+    return cases
 
 
-@checker("split_for_summary")
-def check_split_for_summary(fn: Callable) -> str | None:
-    """Exercise 3.2: split a buffer into (the oldest, to summarise) and (the last keep_recent, kept as is)."""
-    rng = random.Random(31)
-    for (n, keep_recent), cut in SUMMARISED:
-        messages = _random_messages(rng, n)
-        oldest, recent = fn(list(messages), keep_recent)
-        if (list(oldest), list(recent)) != (messages[:cut], messages[cut:]):
-            sizes_ok = " (the right sizes, but not the right messages)" if len(oldest) == cut else ""
-            return (f"for {n} messages and keep_recent={keep_recent} expected the first {cut} "
-                    f"to summarise and the last {n - cut} to keep; got {len(oldest)} and "
-                    f"{len(recent)} messages{sizes_ok}")
+def _words_from(text: str, start: int) -> str:
+    words = text.split()
+    shown = " ".join(words[max(start - 2, 0):start + 6])
+    return short(shown, 45) if shown else "(nothing)"
+
+
+def context_difference(case: str, got: Any, want: list[dict]) -> str | None:
+    """None if two ``context()`` answers agree, else one sentence naming the first message that
+    differs and, for a long one, the first words where it does."""
+    if not isinstance(got, list) or not all(isinstance(m, dict) for m in got):
+        return f"{case}, context() should return a list of messages (dicts), got {got!r:.60}"
+    if got == want:
+        return None
+    for number, (mine, theirs) in enumerate(zip(got, want, strict=False), 1):
+        if mine == theirs:
+            continue
+        if mine.get("role") != theirs["role"]:
+            return (f"{case}, message {number} should be a {theirs['role']} message, "
+                    f"yours is a {mine.get('role')!r} one")
+        mine_words, their_words = str(mine.get("content")).split(), theirs["content"].split()
+        start = next((i for i, (a, b) in enumerate(zip(mine_words, their_words, strict=False))
+                      if a != b), min(len(mine_words), len(their_words)))
+        return (f"{case}, message {number} ({theirs['role']}) should read "
+                f"{_words_from(theirs['content'], start)!r} at word {start + 1}, yours reads "
+                f"{_words_from(str(mine.get('content')), start)!r}")
+    if len(got) < len(want):
+        missing = want[len(got)]
+        return (f"{case}, your context() sends {len(got)} message(s); it should also send "
+                f"{missing['role']}: {short(missing['content'], 45)!r}")
+    extra = got[len(want)]
+    return (f"{case}, your context() sends {len(got) - len(want)} message(s) too many, "
+            f"starting with {extra.get('role')}: {short(str(extra.get('content')), 45)!r}")
+
+
+def _library_answers(settings: tuple[int, int, int], pins: list[str],
+                     messages: list[dict]) -> list[tuple[list[dict], int]]:
+    every, keep, words = settings
+    memory = SummaryMemory(every, keep_recent=keep, max_words=words, llm=OfflineLLM())
+    for fact in pins:
+        memory.pin(fact)
+    answers = []
+    for m in messages:
+        memory.add(m["role"], m["content"])
+        answers.append((memory.context(), memory.llm.usage.calls))
+    return answers
+
+
+@class_checker("summary memory")
+def check_summary_class(cls: type) -> str | None:
+    """Exercise 3.2: the learner's summary memory, replayed on conversations they have not seen
+    beside ``SummaryMemory``: the same context after every message, and the same model calls."""
+    cases = unseen_conversations()
+    wanted = [_library_answers(*case) for case in cases]
+    with own_code():
+        for number, ((settings, pins, messages), answers) in enumerate(zip(cases, wanted, strict=True), 1):
+            every, keep, words = settings
+            llm = OfflineLLM()
+            memory = cls(llm, summarize_every=every, keep_recent=keep, max_words=words)
+            for fact in pins:
+                memory.pin(fact)
+            for count, (m, (want, calls)) in enumerate(zip(messages, answers, strict=True), 1):
+                memory.add(m["role"], m["content"])
+                case = (f"conversation {number} (summarize_every={every}, keep_recent={keep}), "
+                        f"after message {count}")
+                if llm.usage.calls != calls:
+                    return (f"{case}, your class has made {llm.usage.calls} model call(s) so far, "
+                            f"SummaryMemory {calls} (one a fold)")
+                problem = context_difference(case, memory.context(), want)
+                if problem:
+                    return problem
     return None
-
 
 def transcript(turns: Sequence[Any]) -> str:
     """Turns as ``role: content`` lines, the way a summary prompt carries them."""

@@ -8,7 +8,8 @@ summarisation); ``keep_recent=summarize_every // 2`` folds only the oldest half.
 from the model folds nothing (a NOOP says so, the next message tries again); a failed call raises
 and also loses nothing.
 
-Taught in notebooks/03_summary_memory.ipynb.
+Taught in notebooks/03_summary_memory.ipynb: the learner builds ``add``, ``_summarize`` and
+``context``; what follows them (pins, saving, forgetting) comes after.
 """
 from __future__ import annotations
 
@@ -20,10 +21,11 @@ from pathlib import Path
 
 from teachmem.core.change import Change
 from teachmem.core.text import fenced, quote, redact
-from teachmem.core.validate import require_callable, require_int_at_least, require_positive_int, require_text
+from teachmem.core.validate import (require_callable, require_int_at_least, require_positive_int,
+                                    require_text)
 from teachmem.llm import LLM, OfflineLLM, summarize
-from teachmem.memory.message import (Message, erase_messages, message_records, next_message, position,
-                                     restore_messages)
+from teachmem.memory.message import (Message, erase_messages, message_records, next_message,
+                                     position, restore_messages)
 
 # The one place a summary lives: its id in every Change.
 SUMMARY_ID = "summary"
@@ -50,8 +52,8 @@ class SummaryMemory:
         self.keep_recent = require_int_at_least("keep_recent", keep_recent, 0)
         if keep_recent >= summarize_every:
             # Otherwise the fold would summarise nothing and the buffer would grow forever.
-            raise ValueError(f"keep_recent must be smaller than summarize_every ({summarize_every}), "
-                             f"got {keep_recent}")
+            raise ValueError(f"keep_recent must be smaller than summarize_every "
+                             f"({summarize_every}), got {keep_recent}")
         self.max_words = require_positive_int("max_words", max_words)
         require_callable("llm", llm, "complete")
         self.llm = OfflineLLM() if llm is None else llm
@@ -74,7 +76,8 @@ class SummaryMemory:
         nothing, a NOOP says the fold was skipped. Either way the next
         ``add`` tries the fold again.
         """
-        message = next_message(role, content, turn, timestamp, after=self.last_turn, number=self.arrived + 1)
+        number = self.arrived + 1
+        message = next_message(role, content, turn, timestamp, after=self.last_turn, number=number)
         self.buffer.append(message)
         self.last_turn = message.turn
         self.arrived += 1
@@ -83,51 +86,29 @@ class SummaryMemory:
             changes += self._summarize()
         return changes
 
-    def pin(self, fact: str) -> list[Change]:
-        """Keep ``fact`` word for word in every context, whatever the summary loses.
-
-        Returns an ADD under a new id ("p1", …), or a NOOP if it is already pinned.
-        """
-        require_text("fact", fact)
-        if fact in self.pinned:
-            return [Change("NOOP", self.pin_ids[self.pinned.index(fact)], fact, reason="already pinned")]
-        self.pins_made += 1
-        self.pinned.append(fact)
-        self.pin_ids.append(f"p{self.pins_made}")
-        return [Change("ADD", self.pin_ids[-1], fact, reason="pinned: kept word for word")]
-
     def _summarize(self) -> list[Change]:
+        """Fold all but the last ``keep_recent`` messages into the summary, with one model call."""
         cut = len(self.buffer) - self.keep_recent
-        oldest, recent = self.buffer[:cut], self.buffer[cut:]
+        oldest = self.buffer[:cut]
+        recent = self.buffer[cut:]
         # Ask first, change after: if the model call fails, nothing is lost.
         new_summary = summarize(self.llm, _transcript(oldest), previous_summary=self.summary,
                                 max_words=self.max_words)
         # Blank is a fair summary only of nothing: no earlier summary, no word in the messages.
-        if not new_summary.strip() and re.search(r"\w", self.summary + "".join(m.content for m in oldest)):
-            return [Change("NOOP", SUMMARY_ID, self.summary, reason=(
-                f"the model returned an empty summary: the {len(self.buffer)} waiting messages and the "
-                "previous summary are kept, and the next message tries again"))]
+        folded_words = self.summary + "".join(m.content for m in oldest)
+        if not new_summary.strip() and re.search(r"\w", folded_words):
+            reason = (f"the model returned an empty summary: the {len(self.buffer)} waiting "
+                      "messages and the previous summary are kept, and the next message tries "
+                      "again")
+            return [Change("NOOP", SUMMARY_ID, self.summary, reason=reason)]
         event = "UPDATE" if self.summary else "ADD"
         changes = [Change(event, SUMMARY_ID, new_summary, previous=self.summary or None,
                           reason=f"{len(oldest)} messages folded into the summary")]
-        changes += [Change("DELETE", str(m.id), m.text, reason="folded into the summary") for m in oldest]
-        self.summary, self.buffer = new_summary, recent
+        changes += [Change("DELETE", str(m.id), m.text, reason="folded into the summary")
+                    for m in oldest]
+        self.summary = new_summary
+        self.buffer = recent
         return changes
-
-    def _memory_parts(self) -> list[str]:
-        parts = []
-        if self.pinned:
-            parts.append(fenced("PINNED FACTS", [quote(fact) for fact in self.pinned]))
-        if self.summary:
-            parts.append(f"CONVERSATION SUMMARY:\n{self.summary}")
-        return parts
-
-    def get_context(self) -> str:
-        """Everything remembered, as one block of text: pinned, summary, recent."""
-        parts = self._memory_parts()
-        if self.buffer:
-            parts.append(f"RECENT MESSAGES:\n{_transcript(self.buffer)}")
-        return "\n\n".join(parts)
 
     def context(self, query: str | None = None) -> list[dict]:
         """Pinned facts and summary as one system message, then the recent messages.
@@ -138,52 +119,39 @@ class SummaryMemory:
         head = [{"role": "system", "content": "\n\n".join(parts)}] if parts else []
         return head + [m.as_dict() for m in self.buffer]
 
-    def erase(self, pattern: re.Pattern) -> list[Change]:
-        """Remove what ``pattern`` matches: redacted in the waiting messages, pinned facts
-        that mention it unpinned, a summary that mentions it rewritten from its other
-        sentences (one model call). ``teachmem.forget`` calls this.
+    def _memory_parts(self) -> list[str]:
+        """The pinned facts (as quoted data) and the summary, each under its header."""
+        parts = []
+        if self.pinned:
+            parts.append(fenced("PINNED FACTS", [quote(fact) for fact in self.pinned]))
+        if self.summary:
+            parts.append(f"CONVERSATION SUMMARY:\n{self.summary}")
+        return parts
+
+    def pin(self, fact: str) -> list[Change]:
+        """Keep ``fact`` word for word in every context, whatever the summary loses.
+
+        Returns an ADD under a new id ("p1", …), or a NOOP if it is already pinned.
         """
-        self.buffer, changes = erase_messages(self.buffer, pattern)
-        for fact_id in [i for i, f in zip(self.pin_ids, self.pinned, strict=True) if pattern.search(f)]:
-            changes += self.delete(fact_id, reason="forgotten: the pinned fact mentioned it")
-        if pattern.search(self.summary):
-            # Summarised afresh from the sentences that do not mention it: a redacted
-            # sentence would still say *that* something was there, and read badly.
-            kept = " ".join(s for s in re.split(r"(?<=[.!?])\s+", self.summary) if not pattern.search(s))
-            new = summarize(self.llm, kept, max_words=self.max_words).strip() or kept
-            changes.append(Change("UPDATE", SUMMARY_ID, redact(pattern, new), previous=self.summary,
-                                  reason="forgotten: the summary is rewritten without it"))
-            self.summary = changes[-1].text
-        return changes
+        require_text("fact", fact)
+        if fact in self.pinned:
+            known_id = self.pin_ids[self.pinned.index(fact)]
+            return [Change("NOOP", known_id, fact, reason="already pinned")]
+        self.pins_made += 1
+        self.pinned.append(fact)
+        self.pin_ids.append(f"p{self.pins_made}")
+        return [Change("ADD", self.pin_ids[-1], fact, reason="pinned: kept word for word")]
 
-    def delete(self, id: str, *, reason: str = "deleted") -> list[Change]:
-        """Remove one item: the summary ("summary"), a pinned fact ("p1", …) or a waiting message ("m7", …).
-
-        Retention calls this; an unknown id is a clear KeyError.
-        """
-        require_text("id", id)
-        if id == SUMMARY_ID:
-            change, self.summary = Change("DELETE", id, self.summary, reason=reason), ""
-        elif id in self.pin_ids:
-            i = self.pin_ids.index(id)
-            change = Change("DELETE", id, self.pinned[i], reason=reason)
-            del self.pinned[i], self.pin_ids[i]
-        else:
-            change = Change("DELETE", id, self.buffer.pop(position(self.buffer, id)).text, reason=reason)
-        return [change]
-
-    def provenance(self) -> list[dict]:
-        """Every stored item with where it came from (read by ``teachmem.lab.governance``).
-
-        A pinned fact and the summary record no turn or time: nobody said them in one message.
-        """
-        pins = [{"id": i, "memory_type": "pinned", "text": f, "turn": None, "timestamp": None, "confidence": 1.0}
-                for i, f in zip(self.pin_ids, self.pinned, strict=True)]
-        summary = [{"id": SUMMARY_ID, "memory_type": "summary", "text": self.summary, "turn": None,
-                    "timestamp": None, "confidence": None}] if self.summary else []
-        return pins + summary + message_records(self.buffer)
+    # ---- Going further (03: the text view, save and load) ----
+    def get_context(self) -> str:
+        """Everything remembered, as one block of text: pinned, summary, recent."""
+        parts = self._memory_parts()
+        if self.buffer:
+            parts.append(f"RECENT MESSAGES:\n{_transcript(self.buffer)}")
+        return "\n\n".join(parts)
 
     def to_state(self) -> dict:
+        """Settings, summary, pins and waiting messages, as JSON-ready data (not the model)."""
         return {"summarize_every": self.summarize_every, "keep_recent": self.keep_recent,
                 "max_words": self.max_words, "summary": self.summary, "pinned": list(self.pinned),
                 "pin_ids": list(self.pin_ids), "pins_made": self.pins_made,
@@ -197,7 +165,8 @@ class SummaryMemory:
                      max_words=state["max_words"], llm=llm)
         memory.summary = require_text("summary", state["summary"], allow_empty=True)
         memory.pinned = [require_text("pinned fact", f) for f in state["pinned"]]
-        memory.pin_ids = list(state.get("pin_ids", [f"p{i}" for i in range(1, len(memory.pinned) + 1)]))
+        default_ids = [f"p{i}" for i in range(1, len(memory.pinned) + 1)]
+        memory.pin_ids = list(state.get("pin_ids", default_ids))
         memory.pins_made = state.get("pins_made", len(memory.pinned))
         memory.buffer = restore_messages(state["buffer"])
         memory.last_turn = state["last_turn"]
@@ -233,3 +202,55 @@ class SummaryMemory:
         empty memory would make the assistant forget everything unnoticed.
         """
         return cls.from_state(json.loads(Path(path).read_text(encoding="utf-8")), llm=llm)
+
+    # ---- Going further (09: forgetting, retention and provenance) ----
+    def erase(self, pattern: re.Pattern) -> list[Change]:
+        """Remove what ``pattern`` matches: redacted in the waiting messages, pinned facts
+        that mention it unpinned, a summary that mentions it rewritten from its other
+        sentences (one model call). ``teachmem.forget`` calls this.
+        """
+        self.buffer, changes = erase_messages(self.buffer, pattern)
+        pins = zip(self.pin_ids, self.pinned, strict=True)
+        for fact_id in [pin_id for pin_id, fact in pins if pattern.search(fact)]:
+            changes += self.delete(fact_id, reason="forgotten: the pinned fact mentioned it")
+        if pattern.search(self.summary):
+            # Summarised afresh from the sentences that do not mention it: a redacted
+            # sentence would still say *that* something was there, and read badly.
+            sentences = re.split(r"(?<=[.!?])\s+", self.summary)
+            kept = " ".join(s for s in sentences if not pattern.search(s))
+            new = summarize(self.llm, kept, max_words=self.max_words).strip() or kept
+            changes.append(Change("UPDATE", SUMMARY_ID, redact(pattern, new), previous=self.summary,
+                                  reason="forgotten: the summary is rewritten without it"))
+            self.summary = changes[-1].text
+        return changes
+
+    def delete(self, id: str, *, reason: str = "deleted") -> list[Change]:
+        """Remove one item: the summary ("summary"), a pinned fact ("p1", …) or a waiting
+        message ("m7", …).
+
+        Retention calls this; an unknown id is a clear KeyError.
+        """
+        require_text("id", id)
+        if id == SUMMARY_ID:
+            change = Change("DELETE", id, self.summary, reason=reason)
+            self.summary = ""
+        elif id in self.pin_ids:
+            i = self.pin_ids.index(id)
+            change = Change("DELETE", id, self.pinned[i], reason=reason)
+            del self.pinned[i], self.pin_ids[i]
+        else:
+            message = self.buffer.pop(position(self.buffer, id))
+            change = Change("DELETE", id, message.text, reason=reason)
+        return [change]
+
+    def provenance(self) -> list[dict]:
+        """Every stored item with where it came from (read by ``teachmem.lab.governance``).
+
+        A pinned fact and the summary record no turn or time: nobody said them in one message.
+        """
+        pins = [{"id": pin_id, "memory_type": "pinned", "text": fact, "turn": None,
+                 "timestamp": None, "confidence": 1.0}
+                for pin_id, fact in zip(self.pin_ids, self.pinned, strict=True)]
+        summary = [{"id": SUMMARY_ID, "memory_type": "summary", "text": self.summary, "turn": None,
+                    "timestamp": None, "confidence": None}] if self.summary else []
+        return pins + summary + message_records(self.buffer)

@@ -6,12 +6,11 @@ raising.
 """
 from __future__ import annotations
 
-from datetime import datetime
 
 import pytest
 
-from conftest import load_solutions, proves_checker
-from teachmem import EntityMemory, OfflineLLM, SummaryMemory, Triple, summarize
+from conftest import load_solutions
+from teachmem import OfflineLLM, summarize
 from teachmem.lessons import entity as lesson04
 from teachmem.lessons import summary as lesson03
 
@@ -59,25 +58,7 @@ def test_3_1_the_answer_is_what_the_notebook_shows():
     assert all(len(r.split()) <= 120 for r in rounds)          # the default limit, no shrinking forced
 
 
-# ------------------------------------------------ 3.2 split_for_summary
-def test_3_2_split_for_summary(capsys):
-    proves_checker(lesson03.check_split_for_summary, s03.split_for_summary,
-                   [lambda m, k: (m[:-k], m[-k:]),                       # keep_recent=0 keeps everything
-                    lambda m, k: (m[:len(m) // 2], m[len(m) // 2:]),     # always half
-                    lambda m, k: (m[k:], m[:k])], capsys)                # keeps the oldest
-
-
-def split_by_summary_memory(messages, keep_recent):
-    """Let teachmem's SummaryMemory do the split: fill one whose fold falls on the last message."""
-    memory = SummaryMemory(summarize_every=max(len(messages), 1), keep_recent=keep_recent)
-    for m in messages:
-        memory.add(m["role"], m["content"])
-    recent = [{"role": m.role, "content": m.content} for m in memory.buffer]
-    return messages[:len(messages) - len(recent)], recent
-
-
-def test_3_2_handing_the_job_to_summary_memory_fails(capsys):
-    assert not passes(lesson03.check_split_for_summary(split_by_summary_memory), capsys)
+# ------------------------------------------------ 3.2 the learner's class: tests/test_learner_class_03_04.py
 
 
 # ------------------------------------------------ 3.3 modify and observe: pins that stop the drift
@@ -136,33 +117,7 @@ def test_4_1_handing_over_teachmem_output_instead_of_a_prediction_fails(capsys):
     assert "not answered yet" in capsys.readouterr().out
 
 
-# ------------------------------------------------ 4.2 apply_fact
-def first_wins(store, changelog, entity, attribute, value, turn):
-    store.setdefault(entity, {}).setdefault(attribute, value)
-
-
-def logs_every_restatement(store, changelog, entity, attribute, value, turn):
-    old = store.get(entity, {}).get(attribute)
-    if old is not None:
-        changelog.append({"turn": turn, "entity": entity, "attribute": attribute, "old": old, "new": value})
-    store.setdefault(entity, {})[attribute] = value
-
-
-def test_4_2_apply_fact(capsys):
-    proves_checker(lesson04.check_apply_fact, s04.apply_fact, [first_wins, logs_every_restatement], capsys)
-
-
-def apply_with_entity_memory(store, changelog, entity, attribute, value, turn):
-    """Let teachmem's EntityMemory store the fact and copy what it holds."""
-    memory = EntityMemory()
-    memory.store(Triple(entity, attribute, value, 1.0), turn, datetime(2026, 1, 1))
-    for e, attributes in memory.entities.items():
-        store[e] = attributes
-    changelog.extend(memory.get_changelog())
-
-
-def test_4_2_handing_the_job_to_entity_memory_fails(capsys):
-    assert not passes(lesson04.check_apply_fact(apply_with_entity_memory), capsys)
+# ------------------------------------------------ 4.2 the learner's class: tests/test_learner_class_03_04.py
 
 
 # ------------------------------------------------ 4.3 modify and observe: words added to a query
