@@ -120,8 +120,8 @@ class Clocked(Protocol):
 
 @runtime_checkable
 class UsesModel(Protocol):
-    """Optional. A strategy that calls a language model keeps it in ``llm``; the model's
-    ``usage.calls`` is what the scoreboard reports as model calls."""
+    """Optional. A strategy that calls a language model keeps it in ``llm`` (None where it
+    works by rules instead); the model's ``usage.calls`` is what the scoreboard reports."""
 
     llm: Any
 
