@@ -23,8 +23,8 @@ except ModuleNotFoundError:      # Python 3.10: requirements-test.txt pins tomli
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tools"))
-from reading_load import (LIMIT, NOT_YET_UNDER, Import, graph, imports, limit_for, lines,  # noqa: E402
-                          module_name, modules, reading_loads)
+from reading_load import (LIMIT, Import, Source, graph, imports, lines, module_name,  # noqa: E402
+                          modules, reading_loads, shown_names, taught_by)
 
 PACKAGE = ROOT / "teachmem"
 NOTEBOOKS = ROOT / "notebooks"
@@ -201,9 +201,10 @@ def long_files(package: Path) -> list[str]:
             for path in modules(package).values() if lines(path) > MAX_FILE_LINES]
 
 
-def heavy_strategies(package: Path) -> list[str]:
-    return [f"{name} reads {load} lines over {len(counted)} files" for name, (load, counted)
-            in reading_loads(package).items() if load > limit_for(name)]
+def heavy_strategies(package: Path, notebooks: Path = NOTEBOOKS) -> list[str]:
+    return [f"{name} reads {load.total} lines (own {load.own_lines}, imports {load.imported_lines}, "
+            f"methods {load.methods_lines})" for name, load in reading_loads(package, notebooks).items()
+            if load.total > LIMIT]
 
 
 # ------------------------------------------------------------------ patterns
@@ -353,20 +354,15 @@ def test_teachmem_keeps_the_house_rule(rule):
     assert not found, f"{len(found)} place(s) break the rule {rule}:\n" + "\n".join(found)
 
 
-def test_only_two_strategies_are_not_yet_under_the_limit_and_their_figures_only_go_down():
-    loads = reading_loads(PACKAGE)
-    assert set(NOT_YET_UNDER) == {"teachmem.memory.semantic"}
-    assert all(LIMIT < NOT_YET_UNDER[name] and loads[name][0] <= NOT_YET_UNDER[name] for name in NOT_YET_UNDER)
-    assert all(load <= LIMIT for name, (load, _) in loads.items() if name not in NOT_YET_UNDER)
-
-
 def test_the_rules_see_the_whole_library():
     names = modules(PACKAGE)
     assert {"teachmem.memory.buffer", "teachmem.core.tokens", "teachmem.llm", "teachmem.lab.evaluate"} <= set(names)
     assert graph(PACKAGE)["teachmem.memory.buffer"] >= {"teachmem.core.tokens", "teachmem.memory.message"}
     loads = reading_loads(PACKAGE)
-    assert set(loads) >= {"teachmem.memory.buffer", "teachmem.memory.hybrid"}
-    assert "teachmem.memory.message" not in loads
+    assert set(loads) >= {"teachmem.memory.buffer.ConversationBuffer",
+                          "teachmem.memory.hybrid.HybridMemoryManager"}
+    assert not any(name.startswith("teachmem.memory.message") for name in loads)
+    assert LIMIT == 600
 
 
 # ------------------------------------------------------------------ each rule catches a bad example
@@ -452,15 +448,95 @@ def test_long_functions_and_files(tmp_path):
     assert long_functions(good) == [] and long_files(good) == []
 
 
+def _notebook(folder: Path, name: str, *code: str) -> None:
+    folder.mkdir(exist_ok=True)
+    cells = [{"cell_type": "code", "source": [line]} for line in code]
+    (folder / name).write_text(json.dumps({"cells": cells + [{"cell_type": "markdown", "source": [
+        "show_source(prose) in prose shows nothing"]}]}))
+
+
+READING = {
+    "memory/s.py": '''
+        """The strategy."""
+        from pkg.core.big import big
+        from pkg.core.taught import taught
+        from pkg.core.late import late
+        from pkg.core.unshown import unshown
+        from pkg.memory.mixin import Mixin
+        from pkg.memory.other import Other, helper
+        from pkg.llm import LLM
+        class S(Mixin):
+            """Taught in notebooks/02_s.ipynb."""
+            kind = "s"
+            def __init__(self):
+                self.tier = Other()
+            def add(self):
+                return self.tier.add() + helper()
+            @classmethod
+            def load(cls):
+                return Other.from_state({})
+        ''',
+    "memory/mixin.py": "class Mixin:\n    pass\n" + "# more\n" * 18,
+    "memory/other.py": textwrap.dedent('''
+        class Other:
+            kind = "other"
+            def __init__(self):
+                pass
+            def add(self):
+                return self.step()
+            def step(self):
+                return 1
+            @classmethod
+            def from_state(cls, state):
+                return cls()
+            def unused(self):
+                x = 1
+                x = 2
+                x = 3
+                return x
+        def helper():
+            return 2
+        ''') + "# more\n" * 80,
+    "core/taught.py": '"""Taught in notebooks/01_t.ipynb."""\ndef taught():\n    pass\n' + "#\n" * 297,
+    "core/late.py": '"""Taught in notebooks/03_l.ipynb."""\ndef late():\n    pass\n' + "#\n" * 97,
+    "core/unshown.py": '"""Taught in notebooks/01_t.ipynb."""\ndef unshown():\n    pass\n' + "#\n" * 47,
+    "llm/__init__.py": "class LLM:\n    pass\n" + "#\n" * 900,
+}
+
+
+def test_a_module_is_taught_where_its_linked_notebook_shows_its_code(tmp_path):
+    notebooks = tmp_path / "notebooks"
+    _notebook(notebooks, "01_t.ipynb", "%matplotlib inline\n", "lesson.show_source(taught)",
+              "unshown()  # used, not shown", "show_source(x.late.__init__)")
+    _notebook(notebooks, "03_l.ipynb", "from pkg.core.late import late\n", "lesson.show_source(late)")
+    assert shown_names(notebooks / "01_t.ipynb") == {"taught", "x", "late"}
+    package = _package(tmp_path, {**READING, "core/big.py": "big = 1\n"})
+    source = Source(package)
+    assert taught_by(source, "pkg.core.taught", notebooks) == "01_t.ipynb"
+    assert taught_by(source, "pkg.core.unshown", notebooks) is None      # linked, never shown
+    assert taught_by(source, "pkg.core.late", notebooks) == "03_l.ipynb"  # 01 does not link it
+    assert taught_by(source, "pkg.core.big", notebooks) is None          # no link at all
+
+
 def test_reading_load(tmp_path):
-    files = {"memory/s.py": "from pkg.core.big import x\nfrom pkg.memory.other import y\nfrom pkg.llm import LLM\n",
-             "memory/other.py": "z = 1\n" * 590, "llm/__init__.py": "z = 1\n" * 900,
-             "memory/message.py": "z = 1\n" * 100}
-    bad = _package(tmp_path / "bad", {**files, "core/big.py": "from pkg.memory.message import M\n" + "z = 1\n" * 500})
-    assert heavy_strategies(bad) == ["pkg.memory.s reads 604 lines over 3 files"]
-    good = _package(tmp_path / "good", {**files, "core/big.py": "z = 1\n" * 500})
-    assert heavy_strategies(good) == []
-    assert reading_loads(good)["pkg.memory.s"] == (503, ["pkg.memory.s", "pkg.core.big"])
+    notebooks = tmp_path / "notebooks"
+    _notebook(notebooks, "01_t.ipynb", "lesson.show_source(taught, unshown_name)")
+    _notebook(notebooks, "03_l.ipynb", "lesson.show_source(late)")
+    good = _package(tmp_path / "good", {**READING, "core/big.py": "big = 1\n" * 300})
+    load = reading_loads(good, notebooks)["pkg.memory.s.S"]
+    assert load.notebook == "02_s.ipynb"
+    assert load.own == ("pkg.memory.s", "pkg.memory.mixin") and load.own_lines == 19 + 20
+    # taught by 01 (shown there) is not counted; late is taught by 03, after 02; unshown never shown
+    assert load.imported == ("pkg.core.big", "pkg.core.late", "pkg.core.unshown")
+    assert load.imported_lines == 300 + 100 + 50
+    assert dict(load.methods) == {"pkg.memory.other:Other.__init__": 2, "pkg.memory.other:Other.add": 2,
+                                  "pkg.memory.other:Other.step": 2, "pkg.memory.other:Other.from_state": 3,
+                                  "pkg.memory.other:helper": 2}
+    assert load.total == 39 + 450 + 11 == 500
+    assert heavy_strategies(good, notebooks) == []
+    assert set(reading_loads(good, notebooks)) == {"pkg.memory.s.S", "pkg.memory.other.Other"}
+    bad = _package(tmp_path / "bad", {**READING, "core/big.py": "big = 1\n" * 401})
+    assert heavy_strategies(bad, notebooks) == ["pkg.memory.s.S reads 601 lines (own 39, imports 551, methods 11)"]
 
 
 def test_back_links(tmp_path):

@@ -171,3 +171,18 @@ def test_the_protocol_module_names_every_part_it_defines():
              if inspect.isclass(value) and value.__module__ == protocol.__name__]
     assert sorted(parts) == sorted(p for p in protocol.__all__ if p[0].isupper() and p != "PROVENANCE_KEYS")
     assert all(re.search(rf"``{name}``", protocol.__doc__) for name in parts)
+
+
+def test_the_registry_refuses_two_classes_of_one_kind(monkeypatch):
+    from teachmem.memory import protocol
+
+    class One:
+        kind = "same"
+
+    class Two:
+        kind = "same"
+
+    assert set(protocol.strategies_by_kind()) == {cls.kind for cls in STRATEGIES}
+    monkeypatch.setattr(protocol, "strategy_classes", lambda: [One, Two])
+    with pytest.raises(ValueError, match="kind 'same' is declared by .*One and by .*Two"):
+        protocol.strategies_by_kind()

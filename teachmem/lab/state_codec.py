@@ -22,7 +22,7 @@ from typing import Any, Iterable, TypeVar
 import numpy as np
 
 from teachmem.core.validate import require_text
-from teachmem.memory.protocol import Stateful, declared_kind, is_saveable_class, strategy_classes
+from teachmem.memory.protocol import Stateful, declared_kind, is_saveable_class, strategies_by_kind
 
 __all__ = ["canonical_name", "decode_state", "encode_state", "raw_count", "register_strategy", "strategy_class",
            "strategy_name"]
@@ -34,12 +34,7 @@ _PLACEHOLDER = "$vector"
 # Strategies the database may rebuild, by the stable name each declares as ``kind``: every strategy
 # teachmem ships (``strategy_classes``), then whatever ``register_strategy`` adds. A name read from
 # the file is looked up here, so a file can never make teachmem import code.
-_STRATEGIES: dict[str, type] = {}
-for _cls in strategy_classes():
-    if _cls.kind in _STRATEGIES:
-        raise ValueError(f"kind {_cls.kind!r} is declared by both {_STRATEGIES[_cls.kind].__qualname__} "
-                         f"and {_cls.__qualname__}: each strategy needs a kind of its own")
-    _STRATEGIES[_cls.kind] = _cls
+_STRATEGIES: dict[str, type] = strategies_by_kind()
 # Files saved before strategies had a ``kind`` hold the class name instead.
 _LEGACY_NAMES = {"ConversationBuffer": "buffer", "SlidingWindowMemory": "window",
                  "TokenBudgetWindow": "token_window", "SummaryMemory": "summary", "EntityMemory": "entity",

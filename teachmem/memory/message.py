@@ -2,8 +2,8 @@
 
 A strategy answers ``add(role, content, *, turn=None, timestamp=None) -> list[Change]`` and
 ``context(query=None)``: the whole contract, with its optional parts, is stated in
-``teachmem.memory.protocol`` (``Memory`` is importable from here too). Messages get ids by
-arrival ("m1", "m2", …) so a Change can name them.
+``teachmem.memory.protocol``. Messages get ids by arrival ("m1", "m2", …) so a Change can
+name them.
 """
 from __future__ import annotations
 
@@ -15,9 +15,8 @@ from teachmem.core.change import Change
 from teachmem.core.text import redact
 from teachmem.core.validate import (ROLES, require_datetime, require_int_at_least, require_role,
                                     require_text, require_turn)
-from teachmem.memory.protocol import Memory
 
-__all__ = ["ROLES", "Message", "Memory", "next_message", "redact", "erase_messages",
+__all__ = ["ROLES", "Message", "next_message", "redact", "erase_messages",
            "message_records", "position", "restore_messages"]
 
 

@@ -21,7 +21,7 @@ protocol            what the strategy implements              who uses it, and f
 
 Every write (``add``, ``erase``, ``delete``) returns the list of ``Change`` records saying what it
 did. Every class in ``teachmem.memory`` that declares its own ``kind`` is a strategy teachmem
-ships: ``strategy_classes()`` finds them, and the database's registry is built from it.
+ships: ``strategy_classes()`` finds them, and ``strategies_by_kind()`` is the database's registry.
 """
 from __future__ import annotations
 
@@ -35,7 +35,7 @@ from teachmem.core.change import Change
 
 __all__ = ["Memory", "Stateful", "Saveable", "Erasable", "Traceable", "Deletable", "Clocked",
            "UsesModel", "UsesEmbedder", "PROVENANCE_KEYS", "declared_kind", "is_saveable_class",
-           "strategy_classes"]
+           "strategies_by_kind", "strategy_classes"]
 
 # What each dict of ``provenance()`` holds.
 PROVENANCE_KEYS = ("id", "memory_type", "text", "turn", "timestamp", "confidence")
@@ -163,3 +163,18 @@ def strategy_classes() -> list[type]:
             if defined_here and "kind" in vars(value):
                 found.append(value)
     return sorted(found, key=lambda cls: cls.__qualname__)
+
+
+def strategies_by_kind() -> dict[str, type]:
+    """``kind`` -> class for every strategy teachmem ships: the registry ``MemoryDB`` starts from.
+
+    Two classes declaring one kind would make a saved file ambiguous: that is an error.
+    """
+    registry: dict[str, type] = {}
+    for cls in strategy_classes():
+        kind = vars(cls)["kind"]
+        if kind in registry:
+            raise ValueError(f"kind {kind!r} is declared by {registry[kind].__qualname__} and by "
+                             f"{cls.__qualname__}: each strategy needs a kind of its own")
+        registry[kind] = cls
+    return registry
