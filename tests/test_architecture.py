@@ -9,6 +9,7 @@ from __future__ import annotations
 import ast
 import json
 import re
+import subprocess
 import sys
 import textwrap
 from importlib.metadata import packages_distributions
@@ -257,6 +258,50 @@ def state_wipes(package: Path) -> list[str]:
     return list(dict.fromkeys(found))
 
 
+# ------------------------------------------------------------------ code a learner reads
+def _read_by_learners(package: Path):
+    """The modules a learner is sent to read: memory/ and core/."""
+    top = package.name
+    for path, tree in _trees(package):
+        if module_name(path, package).startswith((f"{top}.memory", f"{top}.core")):
+            yield path, tree
+
+
+def packed_assignments(package: Path) -> list[str]:
+    """``a, b, c = …``: more than two targets in one tuple assignment."""
+    found = []
+    for path, tree in _read_by_learners(package):
+        for node in ast.walk(tree):
+            targets = node.targets if isinstance(node, ast.Assign) else []
+            if any(isinstance(t, (ast.Tuple, ast.List)) and len(t.elts) > 2 for t in targets):
+                found.append(f"{_relative(path, package)}:{node.lineno} assigns more than two names at once")
+    return found
+
+
+def dict_lambdas(package: Path) -> list[str]:
+    """A lambda as a value of a dict literal (or dict comprehension): a plain ``if`` reads better."""
+    found = []
+    for path, tree in _read_by_learners(package):
+        for node in ast.walk(tree):
+            values = node.values if isinstance(node, ast.Dict) else [node.value] if isinstance(
+                node, ast.DictComp) else []
+            if any(isinstance(v, ast.Lambda) for v in values):
+                found.append(f"{_relative(path, package)}:{node.lineno} puts a lambda in a dict")
+    return found
+
+
+def inspect_uses(package: Path) -> list[str]:
+    """Any import of ``inspect`` (signature introspection where a plain argument does)."""
+    found = []
+    for path, tree in _read_by_learners(package):
+        for node in ast.walk(tree):
+            names = [a.name for a in node.names] if isinstance(node, ast.Import) else [
+                node.module or ""] if isinstance(node, ast.ImportFrom) else []
+            if any(name.split(".")[0] == "inspect" for name in names):
+                found.append(f"{_relative(path, package)}:{node.lineno} uses inspect")
+    return found
+
+
 # ------------------------------------------------------------------ back-links to the notebooks
 def _names_used(notebook: Path) -> set[str]:
     """Every identifier the notebook's code cells use (names, attributes, imported names), and the
@@ -345,6 +390,9 @@ RULES = {
     "third_party_imports_are_declared": lambda: undeclared_imports(PACKAGE, PYPROJECT),
     "no_registry_keyed_on_class_names": lambda: class_name_registries(PACKAGE),
     "no_wiping_an_objects_attributes": lambda: state_wipes(PACKAGE),
+    "no_assignment_of_more_than_two_names_in_memory_and_core": lambda: packed_assignments(PACKAGE),
+    "no_lambda_in_a_dict_in_memory_and_core": lambda: dict_lambdas(PACKAGE),
+    "no_inspect_in_memory_and_core": lambda: inspect_uses(PACKAGE),
 }
 
 
@@ -618,3 +666,43 @@ def test_state_wipes(tmp_path):
     assert len(state_wipes(bad)) == 2
     good = _package(tmp_path / "good", {"a.py": "def reset(o):\n    o.items.clear()\n    vars(o).update({})\n"})
     assert state_wipes(good) == []
+
+
+def test_code_a_learner_reads_keeps_to_plain_statements(tmp_path):
+    bad = _package(tmp_path / "bad", {"memory/a.py": """
+        import inspect
+        a, b, c = 1, 2, 3
+        [d, e, f] = [4, 5, 6]
+        SIGNALS = {"age": lambda m: m.age, "size": 1}
+        DOUBLED = {k: lambda x: 2 * x for k in "ab"}
+        """, "core/b.py": "from inspect import signature\n",
+        "lab/c.py": "import inspect\na, b, c = 1, 2, 3\nX = {'f': lambda: 1}\n"})
+    assert [f.split(" ", 1)[1] for f in packed_assignments(bad)] == ["assigns more than two names at once"] * 2
+    assert [f.split(":")[1].split()[0] for f in packed_assignments(bad)] == ["3", "4"]
+    assert [f.split(" ")[0] for f in dict_lambdas(bad)] == ["pkg/memory/a.py:5", "pkg/memory/a.py:6"]
+    assert sorted(f.split(" ")[0] for f in inspect_uses(bad)) == ["pkg/core/b.py:1", "pkg/memory/a.py:2"]
+    good = _package(tmp_path / "good", {"memory/a.py": """
+        a, b = 1, 2
+        first = second = third = 0
+        for x, y, z in [(1, 2, 3)]:
+            pass
+        SIGNALS = {"age": 1, "size": 2}
+        pick = sorted([3, 1], key=lambda n: -n)
+        """, "lab/c.py": "import inspect\na, b, c = 1, 2, 3\nX = {'f': lambda: 1}\n"})
+    assert packed_assignments(good) == [] and dict_lambdas(good) == [] and inspect_uses(good) == []
+
+
+@pytest.mark.parametrize("folder, held", [("memory", True), ("core", True), ("lab", False), ("lessons", False)])
+def test_ruff_holds_lines_to_100_characters_where_a_learner_reads(folder, held):
+    ruff = Path(sys.executable).parent / "ruff"
+    if not ruff.exists():
+        pytest.skip("ruff is not installed next to this Python")
+    config = tomllib.loads((PACKAGE / folder / "ruff.toml").read_text()) if held else None
+    assert config is None or (config["line-length"] == 100 and "E501" in config["lint"]["extend-select"])
+    for text, too_long in (('x = "' + "a" * 94 + '"\n', False), ('x = "' + "a" * 95 + '"\n', True),
+                           ("x = 1; y = 2\n", False)):
+        result = subprocess.run([str(ruff), "check", "--no-cache", "--output-format", "concise",
+                                 "--stdin-filename", f"teachmem/{folder}/example.py", "-"],
+                                input=text, cwd=ROOT, capture_output=True, text=True)
+        assert ("E501" in result.stdout) == (too_long and held), result.stdout
+        assert ("E702" in result.stdout) == (held and ";" in text), result.stdout
