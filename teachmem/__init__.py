@@ -11,8 +11,7 @@ from teachmem.memory.protocol import Memory
 from teachmem.memory.token_window import TokenBudgetWindow
 from teachmem.memory.window import SlidingWindowMemory
 from teachmem.lab.scenarios import Scenario, fact_in_text, list_scenarios, load_scenario
-from teachmem.core.counters import chars_estimate, from_tokenizer
-from teachmem.core.tokens import estimate_tokens
+from teachmem.core.tokens import chars_estimate, estimate_tokens, from_tokenizer
 
 __version__ = "0.1.0"
 

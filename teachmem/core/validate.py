@@ -1,5 +1,6 @@
-"""Argument checks shared by every strategy: a ``TypeError`` or ``ValueError`` naming the argument, raised
-before anything is stored. Each returns the value to use: keep it (``require_datetime`` converts)."""
+"""Argument checks shared by every strategy: a ``TypeError`` or ``ValueError`` naming the argument,
+raised before anything is stored. Each returns the value to use: keep it (``require_datetime``
+converts)."""
 from __future__ import annotations
 
 import math
@@ -9,7 +10,8 @@ ROLES = ("system", "user", "assistant", "tool")
 
 
 def require_text(name: str, value, allow_empty: bool = False) -> str:
-    """A str that can be stored: non-empty (unless allowed) and encodable as UTF-8 (no lone surrogate).
+    """A str that can be stored: non-empty (unless allowed) and encodable as UTF-8 (no lone
+    surrogate).
 
     >>> require_text("content", "hello")
     'hello'
@@ -75,7 +77,8 @@ def require_fraction(name: str, value) -> float:
 
 
 def require_datetime(name: str, value, allow_none: bool = True):
-    """A datetime as naive UTC: a timezone-aware one (what a PostgreSQL driver returns) is converted.
+    """A datetime as naive UTC: a timezone-aware one (what a PostgreSQL driver returns) is
+    converted.
 
     >>> require_datetime("timestamp", datetime(2026, 3, 1, 12, 0, tzinfo=timezone.utc))
     datetime.datetime(2026, 3, 1, 12, 0)
@@ -103,7 +106,49 @@ def require_turn(name: str, value, previous: int | None) -> int:
         return 1 if previous is None else previous + 1
     require_int_at_least(name, value, 0)
     if previous is not None and value <= previous:
-        raise ValueError(f"{name} must be greater than the previous turn ({previous}), got {value}")
+        raise ValueError(f"{name} must be greater than the previous turn ({previous}), "
+                         f"got {value}")
+    return value
+
+
+def require_message(role, content, turn: int | None, timestamp,
+                    last_turn: int | None) -> int:
+    """The checks every ``add(role, content, *, turn, timestamp)`` opens with, in this order: a
+    chat role, a str (empty allowed: an assistant may say nothing), a turn after ``last_turn``
+    (None: the next one) and a datetime or None. Returns the message's turn.
+
+    >>> require_message("user", "hi", None, None, last_turn=2)
+    3
+    """
+    require_role("role", role)
+    require_text("content", content, allow_empty=True)
+    turn = require_turn("turn", turn, last_turn)
+    require_datetime("timestamp", timestamp)
+    return turn
+
+
+def require_decay_rate(name: str, value) -> float:
+    """A fraction above 0: how much of a memory's weight is left after one day.
+
+    >>> require_decay_rate("decay_rate", 0.95)
+    0.95
+    """
+    if require_fraction(name, value) == 0:
+        raise ValueError(f"{name} must be in (0, 1]: 0 would erase every memory after one day")
+    return float(value)
+
+
+def require_embedder(name: str, value):
+    """None, or an embedder: an int ``dim`` and an ``embed(texts)`` method.
+
+    >>> require_embedder("embedder", None) is None
+    True
+    """
+    if value is not None:
+        has_dim = isinstance(getattr(value, "dim", 0), int)
+        if not has_dim or not hasattr(value, "embed"):
+            raise TypeError(f"{name} must have an int dim and an embed(texts) method, "
+                            f"got {type(value).__name__}")
     return value
 
 

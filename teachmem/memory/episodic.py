@@ -19,8 +19,8 @@ from datetime import datetime
 
 from teachmem.core.change import Change
 from teachmem.core.text import fenced, quote
-from teachmem.core.validate import (require_callable, require_datetime, require_fraction, require_role, require_text,
-                                    require_turn)
+from teachmem.core.validate import (require_callable, require_fraction, require_message,
+                                    require_text)
 from teachmem.llm import LLM, OfflineLLM, rate_episodes
 
 
@@ -98,10 +98,7 @@ class EpisodicMemory:
     def add(self, role: str, content: str, *, turn: int | None = None,
             timestamp: datetime | None = None) -> list[Change]:
         """A user message opens an episode when none is open (its task); any other message is a step."""
-        require_role("role", role)
-        require_text("content", content, allow_empty=True)
-        turn = require_turn("turn", turn, self.last_turn)
-        require_datetime("timestamp", timestamp)
+        turn = require_message(role, content, turn, timestamp, self.last_turn)
         self.last_turn = turn
         if not content.strip():
             return []

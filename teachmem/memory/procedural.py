@@ -19,8 +19,8 @@ from datetime import datetime
 
 from teachmem.core.change import Change
 from teachmem.core.text import fenced, quote, redact
-from teachmem.core.validate import (require_callable, require_datetime, require_int_at_least, require_role,
-                                    require_text, require_turn)
+from teachmem.core.validate import (require_callable, require_int_at_least, require_message,
+                                    require_text)
 from teachmem.llm import LLM, OfflineLLM, rewrite_instructions
 
 DEFAULT_INSTRUCTIONS = "Answer the user's questions about their project."
@@ -99,10 +99,7 @@ class ProceduralMemory:
     def add(self, role: str, content: str, *, turn: int | None = None,
             timestamp: datetime | None = None) -> list[Change]:
         """A user message is feedback to learn from; other messages change nothing."""
-        require_role("role", role)
-        require_text("content", content, allow_empty=True)
-        turn = require_turn("turn", turn, self.last_turn)
-        require_datetime("timestamp", timestamp)
+        turn = require_message(role, content, turn, timestamp, self.last_turn)
         changes = self.learn(content) if role == "user" and content.strip() else []
         self.last_turn = turn
         return changes
