@@ -523,6 +523,8 @@ READING = {
             @classmethod
             def load(cls):
                 return Other.from_state({})
+            def ask(self, store: Other, plain: int):
+                return store.peek() + plain.bit_length()
         ''',
     "memory/mixin.py": "class Mixin:\n    pass\n" + "# more\n" * 18,
     "memory/other.py": textwrap.dedent('''
@@ -534,6 +536,8 @@ READING = {
                 return self.step()
             def step(self):
                 return 1
+            def peek(self):
+                return 0
             @classmethod
             def from_state(cls, state):
                 return cls()
@@ -549,6 +553,7 @@ READING = {
     "core/late.py": '"""Taught in notebooks/03_l.ipynb."""\ndef late():\n    pass\n' + "#\n" * 97,
     "core/unshown.py": '"""Taught in notebooks/01_t.ipynb."""\ndef unshown():\n    pass\n' + "#\n" * 47,
     "llm/__init__.py": "class LLM:\n    pass\n" + "#\n" * 900,
+    "memory/t.py": "from pkg.memory.other import Other\nclass T(Other):\n    kind = 't'\n",
 }
 
 
@@ -573,18 +578,22 @@ def test_reading_load(tmp_path):
     good = _package(tmp_path / "good", {**READING, "core/big.py": "big = 1\n" * 300})
     load = reading_loads(good, notebooks)["pkg.memory.s.S"]
     assert load.notebook == "02_s.ipynb"
-    assert load.own == ("pkg.memory.s", "pkg.memory.mixin") and load.own_lines == 19 + 20
+    assert load.own == ("pkg.memory.s", "pkg.memory.mixin") and load.own_lines == 21 + 20
     # taught by 01 (shown there) is not counted; late is taught by 03, after 02; unshown never shown
     assert load.imported == ("pkg.core.big", "pkg.core.late", "pkg.core.unshown")
     assert load.imported_lines == 300 + 100 + 50
     assert dict(load.methods) == {"pkg.memory.other:Other.__init__": 2, "pkg.memory.other:Other.add": 2,
                                   "pkg.memory.other:Other.step": 2, "pkg.memory.other:Other.from_state": 3,
-                                  "pkg.memory.other:helper": 2}
-    assert load.total == 39 + 450 + 11 == 500
+                                  "pkg.memory.other:Other.peek": 2, "pkg.memory.other:helper": 2}
+    assert load.total == 41 + 450 + 13 == 504
     assert heavy_strategies(good, notebooks) == []
-    assert set(reading_loads(good, notebooks)) == {"pkg.memory.s.S", "pkg.memory.other.Other"}
-    bad = _package(tmp_path / "bad", {**READING, "core/big.py": "big = 1\n" * 401})
-    assert heavy_strategies(bad, notebooks) == ["pkg.memory.s.S reads 601 lines (own 39, imports 551, methods 11)"]
+    loads = reading_loads(good, notebooks)
+    assert set(loads) == {"pkg.memory.s.S", "pkg.memory.other.Other", "pkg.memory.t.T"}
+    # A strategy built on another: the other is an imported module (counted: no notebook teaches it)
+    assert loads["pkg.memory.t.T"].own == ("pkg.memory.t",)
+    assert loads["pkg.memory.t.T"].imported == ("pkg.memory.other",) and not loads["pkg.memory.t.T"].methods
+    bad = _package(tmp_path / "bad", {**READING, "core/big.py": "big = 1\n" * 397})
+    assert heavy_strategies(bad, notebooks) == ["pkg.memory.s.S reads 601 lines (own 41, imports 547, methods 13)"]
 
 
 def test_back_links(tmp_path):

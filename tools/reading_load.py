@@ -11,7 +11,8 @@ A strategy is a class of teachmem/memory/ that declares a ``kind``. Its reading 
   modules are not entered (the next part counts what is used of them), nor is the model package
   ``teachmem.llm`` (the protocol and the offline stand-in);
 * for a composite (the hybrid manager, the agent), the **methods of other strategies it calls**:
-  ``self.tier.method(...)`` where ``self.tier`` holds a strategy, ``Strategy.method(...)``,
+  ``self.tier.method(...)`` where ``self.tier`` holds a strategy, ``store.method(...)`` where the
+  parameter ``store`` is annotated with a strategy class, ``Strategy.method(...)``,
   ``Strategy(...)`` (its ``__init__``), each with the methods of its own class it calls in turn,
   and any function it imports from another strategy's module.
 
@@ -213,13 +214,18 @@ class Source:
                 return self.resolve(target[0], expression.attr)
         return None
 
-    def bases(self, module: str, node: ast.ClassDef) -> list[Definition]:
-        """The class and every base class defined in the package, nearest first."""
+    def bases(self, module: str, node: ast.ClassDef, stop: set[int] = frozenset()) -> list[Definition]:
+        """The class and every base class defined in the package, nearest first. A base whose node
+        is in ``stop`` (a strategy) is listed, but its own bases are not."""
         found: list[Definition] = [(module, node)]
         for base in node.bases:
             resolved = self.resolve_expression(module, base)
-            if resolved is not None and isinstance(resolved[1], ast.ClassDef):
-                found += [b for b in self.bases(*resolved) if b not in found]    # type: ignore[arg-type]
+            if resolved is None or not isinstance(resolved[1], ast.ClassDef):
+                continue
+            if id(resolved[1]) in stop:
+                found += [resolved] if resolved not in found else []
+            else:
+                found += [b for b in self.bases(*resolved, stop=stop) if b not in found]  # type: ignore[misc]
         return found
 
     def method(self, classes: list[Definition], name: str) -> Definition | None:
@@ -379,15 +385,31 @@ class _Calls:
                         held[_self_attribute(target)] = strategy      # type: ignore[index]
         return held
 
+    def parameters(self, module: str, node: ast.ClassDef) -> dict[str, Definition]:
+        """``def f(self, store: Other)``: parameter name -> the strategy class it is annotated with."""
+        given = {}
+        for function in ast.walk(node):
+            if isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                for argument in function.args.args + function.args.kwonlyargs:
+                    strategy = argument.annotation and self.other(module, argument.annotation)
+                    if strategy:
+                        given[argument.arg] = strategy
+        return given
+
     def collect(self, module: str, node: ast.ClassDef) -> None:
         held = self.holders(module, node)
+        given = self.parameters(module, node)
         for call in ast.walk(node):
             if not isinstance(call, ast.Call):
                 continue
             func = call.func
             tier = _self_attribute(func.value) if isinstance(func, ast.Attribute) else None
+            parameter = func.value.id if isinstance(func, ast.Attribute) and isinstance(
+                func.value, ast.Name) else None
             if tier in held:
                 self.add(held[tier], func.attr)                       # type: ignore[union-attr]
+            elif parameter in given:
+                self.add(given[parameter], func.attr)                 # type: ignore[union-attr]
             elif isinstance(func, ast.Attribute) and (strategy := self.other(module, func.value)):
                 self.add(strategy, func.attr)
             elif (strategy := self.other(module, func)):
@@ -431,7 +453,7 @@ def reading_loads(package: Path = PACKAGE, notebooks: Path = NOTEBOOKS) -> dict[
     loads = {}
     for name, (module, node) in found.items():
         notebook = next(iter(_links(ast.get_docstring(node))), None)
-        classes = source.bases(module, node)
+        classes = source.bases(module, node, stop={id(n) for _, n in found.values()})
         strategy_bases = [c for c in classes[1:] if id(c[1]) in {id(n) for _, n in found.values()}]
         own = list(dict.fromkeys(m for m, c in classes if (m, c) not in strategy_bases))
         entered = set(own) | {m for m, _ in strategy_bases}

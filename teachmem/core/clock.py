@@ -1,8 +1,7 @@
 """A clock you can set by hand, so that "30 days later" replays the same on every machine.
 
 Memory that decays or expires depends on time; a strategy asks its clock, and the default one only
-moves when told to. Any zero-argument callable returning a ``datetime`` is a clock
-(``datetime.now``).
+moves when told. Any zero-argument callable returning a ``datetime`` is a clock (``datetime.now``).
 
 Taught in notebooks/05_semantic_memory.ipynb.
 """

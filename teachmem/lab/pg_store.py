@@ -19,8 +19,8 @@ from teachmem.core.change import Change
 from teachmem.core.clock import ManualClock
 from teachmem.core.subword import SubwordEmbedder
 from teachmem.core.text import fenced, quote
-from teachmem.core.validate import (require_callable, require_datetime, require_decay_rate, require_embedder,
-                                    require_fraction, require_int_at_least, require_positive_int, require_text)
+from teachmem.core.validate import (require_callable, require_datetime, require_fraction, require_int_at_least,
+                                    require_positive_int, require_text)
 from teachmem.core.vectors import require_labels
 from teachmem.lab.pg_rank import explain_plan, ranked, record_recall
 from teachmem.lab.pg_schema import ensure_schema, enter_as_user
@@ -63,8 +63,11 @@ class PgMemoryStore:
             raise RuntimeError(f"PgMemoryStore needs psycopg and pgvector: {INSTALL_HINT}")
         require_text("dsn", dsn)
         require_storable("user_id", require_text("user_id", user_id))
-        self.user_id, self.decay_rate = user_id, require_decay_rate("decay_rate", decay_rate)
-        require_embedder("embedder", embedder)
+        if require_fraction("decay_rate", decay_rate) == 0:
+            raise ValueError("decay_rate must be in (0, 1]: 0 would erase every memory after one day")
+        if embedder is not None and not (isinstance(getattr(embedder, "dim", 0), int) and hasattr(embedder, "embed")):
+            raise TypeError(f"embedder must have an int dim and an embed(texts) method, got {type(embedder).__name__}")
+        self.user_id, self.decay_rate = user_id, float(decay_rate)
         self.context_top_k = require_positive_int("context_top_k", context_top_k)
         self.candidates = require_positive_int("candidates", candidates)
         self.embedder = embedder if embedder is not None else SubwordEmbedder(
