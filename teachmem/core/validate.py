@@ -10,7 +10,11 @@ ROLES = ("system", "user", "assistant", "tool")
 
 def require_text(name: str, value, allow_empty: bool = False) -> str:
     """A str that can be stored: non-empty (unless allowed) and encodable as UTF-8 (no lone
-    surrogate)."""
+    surrogate).
+
+    >>> require_text("content", "hello")
+    'hello'
+    """
     if not isinstance(value, str):
         raise TypeError(f"{name} must be a str, got {type(value).__name__}")
     if not allow_empty and not value.strip():
@@ -24,7 +28,11 @@ def require_text(name: str, value, allow_empty: bool = False) -> str:
 
 
 def require_role(name: str, value) -> str:
-    """One of the chat roles in ``ROLES``."""
+    """One of the chat roles in ``ROLES``.
+
+    >>> require_role("role", "user")
+    'user'
+    """
     if not isinstance(value, str):
         raise TypeError(f"{name} must be a str, one of {ROLES}, got {type(value).__name__}")
     if value not in ROLES:
@@ -33,7 +41,11 @@ def require_role(name: str, value) -> str:
 
 
 def require_int_at_least(name: str, value, minimum: int) -> int:
-    """An int (not a bool, not a float) no smaller than ``minimum``."""
+    """An int (not a bool, not a float) no smaller than ``minimum``.
+
+    >>> require_int_at_least("as_of", 3, 0)
+    3
+    """
     if not isinstance(value, int) or isinstance(value, bool):
         raise TypeError(f"{name} must be an int >= {minimum}, got {type(value).__name__}")
     if value < minimum:
@@ -42,7 +54,11 @@ def require_int_at_least(name: str, value, minimum: int) -> int:
 
 
 def require_positive_int(name: str, value) -> int:
-    """An int >= 1."""
+    """An int >= 1.
+
+    >>> require_positive_int("max_turns", 5)
+    5
+    """
     return require_int_at_least(name, value, 1)
 
 
@@ -109,7 +125,11 @@ def require_message(role, content, turn: int | None, timestamp,
 
 
 def require_callable(name: str, value, method: str | None = None):
-    """``value`` (or its ``method``) is callable, or is None."""
+    """``value`` (or its ``method``) is callable, or is None.
+
+    >>> require_callable("scorer", len) is len
+    True
+    """
     if value is not None and not callable(getattr(value, method, None) if method else value):
         what = f"an object with {method}()" if method else "callable"
         raise TypeError(f"{name} must be {what}, got {type(value).__name__}")
