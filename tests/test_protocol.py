@@ -186,3 +186,21 @@ def test_the_registry_refuses_two_classes_of_one_kind(monkeypatch):
     monkeypatch.setattr(protocol, "strategy_classes", lambda: [One, Two])
     with pytest.raises(ValueError, match="kind 'same' is declared by .*One and by .*Two"):
         protocol.strategies_by_kind()
+
+
+def test_model_calls_reads_the_models_usage():
+    from teachmem.memory.protocol import model_calls
+
+    class Counted:
+        calls = 3
+
+    class WithModel:
+        llm = type("LLM", (), {"usage": Counted()})()
+
+    class RulesOnly:
+        llm = None
+
+    assert model_calls(WithModel()) == 3
+    assert model_calls(RulesOnly()) == 0 and model_calls(object()) == 0
+    memory, _ = _fed(teachmem.SummaryMemory)
+    assert model_calls(memory) == memory.llm.usage.calls > 0

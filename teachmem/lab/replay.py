@@ -31,11 +31,10 @@ from teachmem.core.change import Change
 from teachmem.core.clock import ManualClock
 from teachmem.core.tokens import TokenCounter, count_message_tokens, estimate_tokens
 from teachmem.lab.scenarios import Fact, Question, Scenario, fact_in_text
-from teachmem.llm import LLM
 from teachmem.memory.buffer import ConversationBuffer
 from teachmem.memory.entity import EntityMemory
 from teachmem.memory.hybrid import HybridMemoryManager
-from teachmem.memory.protocol import Clocked, Memory, UsesModel
+from teachmem.memory.protocol import Clocked, Memory, model_calls
 from teachmem.memory.semantic import SemanticMemoryStore
 from teachmem.memory.summary import SummaryMemory
 from teachmem.memory.window import SlidingWindowMemory
@@ -118,13 +117,6 @@ def leaked_facts(scenario: Scenario, text: str, turn: int) -> frozenset[str]:
         f.id for f in scenario.facts
         if f.superseded_turn is not None and f.superseded_turn <= turn and fact_in_text(f, text)
         and not any(fact_in_text(r, text) for r in replacements(scenario, f)))
-
-
-def model_calls(memory) -> int:
-    """Model calls a strategy has made so far: its ``llm.usage.calls``, 0 without a model."""
-    if not (isinstance(memory, UsesModel) and isinstance(memory.llm, LLM)):
-        return 0
-    return int(memory.llm.usage.calls)
 
 
 # ------------------------------------------------------------ many strategies, every turn

@@ -15,7 +15,7 @@ protocol            what the strategy implements              who uses it, and f
 ``Traceable``       ``provenance()``                          ``teachmem.provenance``
 ``Deletable``       ``delete(id)``                            ``teachmem.apply_retention``
 ``Clocked``         a ``clock`` attribute                     replay moves a ``ManualClock`` on
-``UsesModel``       an ``llm`` attribute                      the scoreboard counts model calls
+``UsesModel``       an ``llm`` attribute                      ``model_calls`` for the scoreboard
 ``UsesEmbedder``    an ``embedder`` attribute                 ``forget`` empties a word cache
 ==================  ========================================  =====================================
 
@@ -35,7 +35,7 @@ from teachmem.core.change import Change
 
 __all__ = ["Memory", "Stateful", "Saveable", "Erasable", "Traceable", "Deletable", "Clocked",
            "UsesModel", "UsesEmbedder", "PROVENANCE_KEYS", "declared_kind", "is_saveable_class",
-           "strategies_by_kind", "strategy_classes"]
+           "model_calls", "strategies_by_kind", "strategy_classes"]
 
 # What each dict of ``provenance()`` holds.
 PROVENANCE_KEYS = ("id", "memory_type", "text", "turn", "timestamp", "confidence")
@@ -132,6 +132,15 @@ class UsesEmbedder(Protocol):
     swaps a hashing embedder for an empty copy after ``forget``: its cache held the words."""
 
     embedder: Any
+
+
+def model_calls(memory: object) -> int:
+    """How many model calls ``memory`` has made: its model's ``usage.calls``; 0 without a model,
+    or with one that does not count its calls."""
+    if not isinstance(memory, UsesModel):
+        return 0
+    usage = getattr(memory.llm, "usage", None)
+    return int(getattr(usage, "calls", 0))
 
 
 def is_saveable_class(cls: object) -> bool:
