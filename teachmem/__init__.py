@@ -6,12 +6,12 @@ package is lab equipment. Start with notebooks/00_start_here.ipynb.
 from teachmem.core.change import Change
 from teachmem.core.clock import EPOCH, ManualClock
 from teachmem.memory.buffer import ConversationBuffer
-from teachmem.memory.message import ROLES, Memory, Message
+from teachmem.memory.message import ROLES, Message
+from teachmem.memory.protocol import Memory
 from teachmem.memory.token_window import TokenBudgetWindow
 from teachmem.memory.window import SlidingWindowMemory
 from teachmem.lab.scenarios import Scenario, fact_in_text, list_scenarios, load_scenario
-from teachmem.core.counters import chars_estimate, from_tokenizer
-from teachmem.core.tokens import estimate_tokens
+from teachmem.core.tokens import chars_estimate, estimate_tokens, from_tokenizer
 
 __version__ = "0.1.0"
 

@@ -1,1 +1,2 @@
-"""Small primitives the memory strategies share: words, tokens, clock, validation, embedders, vectors."""
+"""Small primitives the memory strategies share: words, tokens, clock, validation, embedders,
+vectors."""

@@ -11,6 +11,8 @@ ADD m1: user: we use PostgreSQL (new message)
 >>> Change("MOVE", "m1", "x")
 Traceback (most recent call last):
 ValueError: event must be one of ('ADD', 'UPDATE', 'DELETE', 'NOOP'), got 'MOVE'
+
+Taught in notebooks/01_conversation_buffer.ipynb.
 """
 from __future__ import annotations
 

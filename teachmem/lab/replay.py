@@ -22,6 +22,7 @@ What a context *knows* is measured with the scenario's ground truth:
 from __future__ import annotations
 
 from dataclasses import dataclass
+from datetime import datetime
 from typing import Any, Callable, Mapping
 
 import numpy as np
@@ -33,6 +34,7 @@ from teachmem.lab.scenarios import Fact, Question, Scenario, fact_in_text
 from teachmem.memory.buffer import ConversationBuffer
 from teachmem.memory.entity import EntityMemory
 from teachmem.memory.hybrid import HybridMemoryManager
+from teachmem.memory.protocol import Clocked, Memory, model_calls
 from teachmem.memory.semantic import SemanticMemoryStore
 from teachmem.memory.summary import SummaryMemory
 from teachmem.memory.window import SlidingWindowMemory
@@ -49,10 +51,15 @@ def add_turn(memory, scenario: Scenario, turn: int) -> list[Change]:
     Taught in notebooks/03_summary_memory.ipynb.
     """
     t, when = scenario.turns[turn - 1], scenario.timestamp(turn)
-    clock = getattr(memory, "clock", None)
-    if isinstance(clock, ManualClock) and clock() < when:
-        clock.set(when)
+    advance_clock(memory, when)
     return list(memory.add(t.role, t.content, turn=t.turn, timestamp=when) or [])
+
+
+def advance_clock(memory, when: datetime) -> None:
+    """Move the simulated clock of ``memory`` (``Clocked``, a ``ManualClock``) forward to ``when``;
+    a memory on another clock, or on none, is left alone."""
+    if isinstance(memory, Clocked) and isinstance(memory.clock, ManualClock) and memory.clock() < when:
+        memory.clock.set(when)
 
 
 def feed(memory, scenario: Scenario, upto: int | None = None):
@@ -110,12 +117,6 @@ def leaked_facts(scenario: Scenario, text: str, turn: int) -> frozenset[str]:
         f.id for f in scenario.facts
         if f.superseded_turn is not None and f.superseded_turn <= turn and fact_in_text(f, text)
         and not any(fact_in_text(r, text) for r in replacements(scenario, f)))
-
-
-def model_calls(memory) -> int:
-    """Model calls a strategy has made so far: its ``llm.usage.calls``, 0 without a model."""
-    usage = getattr(getattr(memory, "llm", None), "usage", None)
-    return int(getattr(usage, "calls", 0))
 
 
 # ------------------------------------------------------------ many strategies, every turn
@@ -219,7 +220,7 @@ def replay(scenario: Scenario, strategies: Mapping[str, Callable[[], object]],
             raise TypeError(f"strategies[{name!r}] must be a factory that builds a memory, "
                             f"got {type(factory).__name__}")
         memories[name] = factory()
-        if not (callable(getattr(memories[name], "add", None)) and callable(getattr(memories[name], "context", None))):
+        if not isinstance(memories[name], Memory):
             raise TypeError(f"strategies[{name!r}] built a {type(memories[name]).__name__}, "
                             "which has no add(...) and context(query)")
     steps: dict[str, list[Step]] = {name: [] for name in memories}

@@ -17,11 +17,9 @@ from __future__ import annotations
 
 import contextlib
 import functools
-import importlib
 import inspect
 import io
 import math
-import pkgutil
 import textwrap
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
@@ -37,6 +35,7 @@ from matplotlib.figure import Figure
 
 import teachmem.memory as memory_package
 from teachmem.lab.scenarios import Fact
+from teachmem.memory.protocol import strategy_classes
 
 PACKAGE_ROOT = Path(memory_package.__file__).resolve().parent.parent
 
@@ -198,16 +197,6 @@ def forbidding(*targets: tuple[Any, str]) -> Iterator[None]:
 
 
 # ---------------------------------------------------------------- the learner's own strategy class
-def strategy_classes() -> list[type]:
-    """Every memory strategy teachmem defines: each class of ``teachmem.memory`` with a ``kind``."""
-    found = []
-    for info in pkgutil.iter_modules(memory_package.__path__):
-        module = importlib.import_module(f"{memory_package.__name__}.{info.name}")
-        defined = [c for c in vars(module).values() if isinstance(c, type)]
-        found += [c for c in defined if c.__module__ == module.__name__ and "kind" in vars(c)]
-    return sorted(found, key=lambda c: c.__qualname__)
-
-
 def library_base(cls: type) -> type | None:
     """The first class ``cls`` inherits from that teachmem defines, or None."""
     inherited = cls.__mro__[1:]

@@ -29,9 +29,10 @@ from datetime import datetime
 
 from teachmem.core.change import Change
 from teachmem.core.tokens import estimate_tokens
-from teachmem.core.validate import (require_callable, require_datetime, require_int_at_least, require_positive_int,
-                                    require_role, require_text, require_turn)
+from teachmem.core.validate import (require_callable, require_datetime, require_int_at_least,
+                                    require_positive_int, require_role, require_text, require_turn)
 from teachmem.llm import OfflineLLM, ToolLLM, summarize
+from teachmem.memory.agent_tools import INSTRUCTIONS, PERSONA, TOOLS, WARNING, tool_schemas
 from teachmem.memory.semantic import SemanticMemoryStore
 from teachmem.memory.token_window import truncate_to_tokens
 
@@ -42,48 +43,14 @@ PAGE_SIZE = 5          # search results per page
 SUMMARY_WORDS = 60     # the recursive summary of evicted messages stays this short
 MIN_ROOM = 32          # tokens a message can always have, whatever the blocks hold
 
-PERSONA = "I am a helpful assistant. I keep what the user tells me about themselves and their project."
-INSTRUCTIONS = (
-    "You manage your own memory with tools. Core memory below is always in your context: keep what the "
-    "user states about themselves and their project in the human block, one 'attribute: value' line "
-    "each (core_memory_append), and correct a line when it changes (core_memory_replace). Messages "
-    "that leave the context go to recall storage (conversation_search); keep longer notes in archival "
-    "storage (archival_memory_insert, archival_memory_search). Search before you say you do not know.")
-WARNING = ("Memory pressure: the context is {share:.0%} full. The oldest messages will soon be evicted "
-           "to recall storage; save what matters to core or archival memory now.")
-
-# The tools as the model sees them: name -> (what it does, {argument: what it is}).
-TOOLS = {
-    "core_memory_append": ("Add a line to a core memory block (always in context).",
-                           {"label": "the block: persona or human", "content": "the line to add"}),
-    "core_memory_replace": ("Replace text in a core memory block; an empty new text deletes it.",
-                            {"label": "the block: persona or human", "old": "the exact text to replace",
-                             "new": "the text to put in its place"}),
-    "archival_memory_insert": ("Save a passage to archival storage (outside the context).",
-                               {"content": "the passage to save"}),
-    "archival_memory_search": ("Search archival storage.", {"query": "what to look for", "page": "0, 1, …"}),
-    "conversation_search": ("Search past messages in recall storage.",
-                            {"query": "what to look for", "page": "0, 1, …"}),
-}
-
-
 def oldest_to_evict(sizes: list[int], room: int) -> int:
-    """How many of the oldest messages must go (``sizes``: their tokens, oldest first) for the rest to add
-    up to at most ``room`` tokens: none if they fit already, all if not even the newest alone fits."""
+    """How many of the oldest messages must go (``sizes``: their tokens, oldest first) for the rest
+    to add up to at most ``room`` tokens: none if they fit already, all if not even the newest alone
+    fits."""
     cut = 0
     while cut < len(sizes) and sum(sizes[cut:]) > room:
         cut += 1
     return cut
-
-
-def tool_schemas() -> list[dict]:
-    """The tools as function-calling JSON schemas, the list an OpenAI-compatible API takes as ``tools``."""
-    return [{"type": "function", "function": {
-        "name": name, "description": what,
-        "parameters": {"type": "object", "required": [a for a in args if a != "page"],
-                       "properties": {a: {"type": "integer" if a == "page" else "string", "description": d}
-                                      for a, d in args.items()}}}}
-            for name, (what, args) in TOOLS.items()]
 
 
 class MemoryAgent:
@@ -98,16 +65,17 @@ class MemoryAgent:
 
     kind = "agent"
 
-    def __init__(self, llm: ToolLLM | None = None, *, context_tokens: int = 1000, block_limit: int = 400,
-                 clock=None, persona: str = PERSONA):
+    def __init__(self, llm: ToolLLM | None = None, *, context_tokens: int = 1000,
+                 block_limit: int = 400, clock=None, persona: str = PERSONA):
         self.context_tokens = require_positive_int("context_tokens", context_tokens)
         self.block_limit = require_positive_int("block_limit", block_limit)
         require_callable("llm", llm, "complete_with_tools")
         self.llm = OfflineLLM() if llm is None else llm
         if len(require_text("persona", persona)) > block_limit:
-            raise ValueError(f"persona must fit block_limit ({block_limit} characters), got {len(persona)}")
+            raise ValueError(f"persona must fit block_limit ({block_limit} characters), "
+                             f"got {len(persona)}")
         self.core = {"persona": persona, "human": ""}
-        self.messages: list[dict] = []      # the queue in context: id, role, content, turn, timestamp
+        self.messages: list[dict] = []      # the queue in context: id, role, content, turn, time
         self.summary = ""                   # the recursive summary of what was evicted
         self.archival = SemanticMemoryStore(clock=clock)
         self.clock = self.archival.clock    # one clock for both stores
@@ -119,9 +87,10 @@ class MemoryAgent:
         self.warned = False                 # warned since the last eviction?
         worst = self._frame_tokens(full=True)
         if worst + MIN_ROOM > context_tokens:
-            raise ValueError(f"context_tokens must hold the core blocks at their limit (block_limit={block_limit} "
-                             f"characters), the instructions and the summary: {worst} tokens, plus {MIN_ROOM} "
-                             f"for a message; got {context_tokens}")
+            raise ValueError(f"context_tokens must hold the core blocks at their limit "
+                             f"(block_limit={block_limit} characters), the instructions and the "
+                             f"summary: {worst} tokens, plus {MIN_ROOM} for a message; "
+                             f"got {context_tokens}")
 
     # ------------------------------------------------------------------ the context
     def _system(self, core: dict[str, str], summary: str) -> str:
@@ -129,23 +98,28 @@ class MemoryAgent:
                   for label, text in core.items()]
         stats = (f"{len(self.recall)} messages in recall storage, {len(self.archival)} passages in "
                  "archival storage.")
-        return "\n\n".join([INSTRUCTIONS, "### Core memory", *blocks, "### Summary of evicted messages",
-                            summary or "(nothing evicted yet)", "### Memory statistics", stats])
+        sections = [INSTRUCTIONS, "### Core memory", *blocks,
+                    "### Summary of evicted messages", summary or "(nothing evicted yet)",
+                    "### Memory statistics", stats]
+        return "\n\n".join(sections)
 
     def _frame_tokens(self, full: bool = False) -> int:
-        """Tokens of the system message; ``full``: with every block at its limit and the longest summary."""
+        """Tokens of the system message; ``full``: with every block at its limit and the longest
+        summary."""
         if not full:
             return estimate_tokens(self._system(self.core, self.summary))
         densest = "x " * (self.block_limit // 2)      # the most words that fit in the limit
-        return estimate_tokens(self._system({label: densest for label in self.core}, "x " * SUMMARY_WORDS))
+        full_blocks = {label: densest for label in self.core}
+        return estimate_tokens(self._system(full_blocks, "x " * SUMMARY_WORDS))
 
     def context(self, query: str | None = None) -> list[dict]:
-        """Instructions, core memory and the summary as one system message, then the queued messages.
+        """Instructions, core memory and the summary as one system message, then the queued
+        messages.
 
         The query is ignored: what to look up is the model's decision, made in ``step``.
         """
-        return [{"role": "system", "content": self._system(self.core, self.summary)}] + [
-            {"role": m["role"], "content": m["content"]} for m in self.messages]
+        system = {"role": "system", "content": self._system(self.core, self.summary)}
+        return [system] + [{"role": m["role"], "content": m["content"]} for m in self.messages]
 
     def tokens(self) -> int:
         """Tokens the context holds now."""
@@ -153,43 +127,53 @@ class MemoryAgent:
 
     # ------------------------------------------------------------------ memory pressure
     def _fit(self, extra: int = 0) -> None:
-        """Before the context (plus ``extra`` tokens to come) would pass the budget, evict the oldest
-        messages into recall storage and the summary, until at most ``EVICT_TO`` of it is used."""
+        """Before the context (plus ``extra`` tokens to come) would pass the budget, evict the
+        oldest messages into recall storage and the summary, until at most ``EVICT_TO`` of it is
+        used."""
         if self.tokens() + extra <= self.context_tokens:
             return
         # The summary may grow to SUMMARY_WORDS: count it at that size, so the result surely fits.
-        room = int(EVICT_TO * self.context_tokens) - extra - self._frame_tokens() \
-            - estimate_tokens("x " * SUMMARY_WORDS) + estimate_tokens(self.summary)
+        longest_summary = estimate_tokens("x " * SUMMARY_WORDS)
+        frame = self._frame_tokens() - estimate_tokens(self.summary) + longest_summary
+        room = int(EVICT_TO * self.context_tokens) - extra - frame
         cut = oldest_to_evict([estimate_tokens(m["content"]) for m in self.messages], room)
         gone = self.messages[:cut]
         said = [m for m in gone if m["role"] in ("user", "assistant")]   # search results are copies
         transcript = "\n".join(f"{m['role']}: {m['content']}" for m in said)
         # Ask first, change after: if the model call fails, nothing has moved.
-        new = summarize(self.llm, transcript, previous_summary=self.summary, max_words=SUMMARY_WORDS) \
-            if said else self.summary
+        new = self.summary
+        if said:
+            new = summarize(self.llm, transcript, previous_summary=self.summary,
+                            max_words=SUMMARY_WORDS)
         self.messages = self.messages[cut:]
         for m in said:
-            self.recall.store(f"{m['role']}: {m['content']}", "message", turn=m["turn"], role=m["role"],
-                              timestamp=datetime.fromisoformat(m["timestamp"]) if m["timestamp"] else None)
+            when = datetime.fromisoformat(m["timestamp"]) if m["timestamp"] else None
+            self.recall.store(f"{m['role']}: {m['content']}", "message", turn=m["turn"],
+                              role=m["role"], timestamp=when)
         self.changes += [Change("DELETE", m["id"], f"{m['role']}: {m['content']}",
                                 reason="evicted to recall storage") for m in gone]
         if new and new != self.summary:
-            self.changes.append(Change("UPDATE" if self.summary else "ADD", "summary", new,
-                                       previous=self.summary or None, reason=f"{len(said)} evicted messages folded in"))
+            event = "UPDATE" if self.summary else "ADD"
+            self.changes.append(Change(event, "summary", new, previous=self.summary or None,
+                                       reason=f"{len(said)} evicted messages folded in"))
             self.summary = new
         self.warned = False
 
-    def _queue(self, role: str, content: str, turn: int | None = None, timestamp: datetime | None = None) -> None:
-        """Put a message in the context, making room first; one too long for any room is cut to fit."""
+    def _queue(self, role: str, content: str, turn: int | None = None,
+               timestamp: datetime | None = None) -> None:
+        """Put a message in the context, making room first; one too long for any room is cut to
+        fit."""
         room = self.context_tokens - self._frame_tokens(full=True)
         if estimate_tokens(content) > room:
             content = truncate_to_tokens(content, room)
         self._fit(estimate_tokens(content))
         turn = (self.last_turn or 0) if turn is None else turn
         self.arrived += 1
-        self.messages.append({"id": f"m{self.arrived}", "role": role, "content": content, "turn": turn,
-                              "timestamp": timestamp.isoformat() if timestamp else None})
-        self.changes.append(Change("ADD", f"m{self.arrived}", f"{role}: {content}", reason="new message"))
+        stamp = timestamp.isoformat() if timestamp else None
+        self.messages.append({"id": f"m{self.arrived}", "role": role, "content": content,
+                              "turn": turn, "timestamp": stamp})
+        self.changes.append(Change("ADD", f"m{self.arrived}", f"{role}: {content}",
+                                   reason="new message"))
 
     # ------------------------------------------------------------------ the protocol and the loop
     def add(self, role: str, content: str, *, turn: int | None = None,
@@ -209,8 +193,10 @@ class MemoryAgent:
         self.last_turn = turn
         return self.changes
 
-    def step(self, user_message: str, *, turn: int | None = None, timestamp: datetime | None = None) -> dict:
-        """Queue the user's message, then let the model call tools until it stops (``MAX_ROUNDS`` calls).
+    def step(self, user_message: str, *, turn: int | None = None,
+             timestamp: datetime | None = None) -> dict:
+        """Queue the user's message, then let the model call tools until it stops (``MAX_ROUNDS``
+        calls).
 
         Returns the step's trace: ``tool_calls`` (each ``name``, ``args``, ``result``), ``warned``,
         ``evictions`` (the ids of the messages evicted), ``tokens`` (in context afterwards),
@@ -224,7 +210,9 @@ class MemoryAgent:
         share = self.tokens() / self.context_tokens
         warned = share >= WARN_AT and not self.warned
         self.warned = self.warned or warned
-        prompt = self.context() + ([{"role": "system", "content": WARNING.format(share=share)}] if warned else [])
+        prompt = self.context()
+        if warned:
+            prompt.append({"role": "system", "content": WARNING.format(share=share)})
         reply = ""
         for _ in range(MAX_ROUNDS):
             answer = self.llm.complete_with_tools(prompt, tool_schemas())
@@ -235,28 +223,33 @@ class MemoryAgent:
                            "tool_calls": answer["tool_calls"]})
             for tool_call in answer["tool_calls"]:
                 calls.append(self._run(tool_call))
-                prompt.append({"role": "tool", "tool_call_id": tool_call.get("id", ""), "content": calls[-1]["result"]})
-        self.last_step = {"turn": turn, "tool_calls": calls, "warned": warned, "tokens": self.tokens(),
-                          "evictions": [c.id for c in self.changes if c.reason == "evicted to recall storage"],
-                          "reply": reply, "changes": list(self.changes)}
+                prompt.append({"role": "tool", "tool_call_id": tool_call.get("id", ""),
+                               "content": calls[-1]["result"]})
+        evicted = [c.id for c in self.changes if c.reason == "evicted to recall storage"]
+        self.last_step = {"turn": turn, "tool_calls": calls, "warned": warned,
+                          "tokens": self.tokens(), "evictions": evicted, "reply": reply,
+                          "changes": list(self.changes)}
         return self.last_step
 
     def _run(self, tool_call: dict) -> dict:
-        """Call one tool the model asked for; whatever goes wrong becomes the result the model reads."""
+        """Call one tool the model asked for; whatever goes wrong becomes the result the model
+        reads."""
         function = tool_call.get("function") or {}
         name, args = function.get("name"), {}
         try:
             args = json.loads(function.get("arguments") or "{}")
             if not isinstance(args, dict):
                 args = {}
-                raise TypeError(f"the arguments must be a JSON object, got {function.get('arguments')!r:.60}")
+                raise TypeError("the arguments must be a JSON object, "
+                                f"got {function.get('arguments')!r:.60}")
             if name not in TOOLS:
                 raise ValueError(f"there is no tool {name!r}; the tools are {', '.join(TOOLS)}")
             result = getattr(self, name)(**args)
         except (TypeError, ValueError) as err:    # bad JSON, a missing or wrong argument
             result = self._refuse(str(name), str(err))
         if name in ("conversation_search", "archival_memory_search"):
-            self._queue("system", f"{name}({args.get('query', '')!r}) returned:\n{result}", self.last_turn)
+            found = f"{name}({args.get('query', '')!r}) returned:\n{result}"
+            self._queue("system", found, self.last_turn)
         return {"name": name, "args": args, "result": result}
 
     # ------------------------------------------------------------------ the tools
@@ -266,10 +259,12 @@ class MemoryAgent:
 
     def _write_block(self, tool: str, label: str, text: str) -> str:
         if label not in self.core:
-            return self._refuse(tool, f"there is no block {label!r}; the blocks are {', '.join(self.core)}")
+            return self._refuse(tool, f"there is no block {label!r}; "
+                                      f"the blocks are {', '.join(self.core)}")
         if len(text) > self.block_limit:
-            return self._refuse(tool, f"the {label} block would hold {len(text)} characters, over its limit of "
-                                f"{self.block_limit}; replace or shorten lines, or use archival_memory_insert")
+            return self._refuse(tool, f"the {label} block would hold {len(text)} characters, over "
+                                      f"its limit of {self.block_limit}; replace or shorten lines, "
+                                      "or use archival_memory_insert")
         self.changes.append(Change("UPDATE", label, text, previous=self.core[label], reason=tool))
         self.core[label] = text
         self._fit()
@@ -280,16 +275,20 @@ class MemoryAgent:
         require_text("label", label)
         require_text("content", content)
         old = self.core.get(label, "")
-        return self._write_block("core_memory_append", label, f"{old}\n{content}" if old else content)
+        text = f"{old}\n{content}" if old else content
+        return self._write_block("core_memory_append", label, text)
 
     def core_memory_replace(self, label: str, old: str, new: str) -> str:
-        """Replace every ``old`` in the block ``label`` with ``new`` (an empty ``new`` deletes it)."""
+        """Replace every ``old`` in the block ``label`` with ``new`` (an empty ``new`` deletes
+        it)."""
         require_text("label", label)
         require_text("old", old)
         require_text("new", new, allow_empty=True)
         if label in self.core and old not in self.core[label]:
-            return self._refuse("core_memory_replace", f"the {label} block does not contain {old!r}")
-        text = "\n".join(line for line in self.core.get(label, "").replace(old, new).split("\n") if line.strip())
+            return self._refuse("core_memory_replace",
+                                f"the {label} block does not contain {old!r}")
+        replaced = self.core.get(label, "").replace(old, new).split("\n")
+        text = "\n".join(line for line in replaced if line.strip())
         return self._write_block("core_memory_replace", label, text)
 
     def archival_memory_insert(self, content: str) -> str:
@@ -309,25 +308,33 @@ class MemoryAgent:
     def _search(self, store: SemanticMemoryStore, where: str, query: str, page: int) -> str:
         require_text("query", query)
         require_int_at_least("page", page, 0)
-        hits = [h for h in store.explain(query, max(len(store), 1)) if h["lexical"] > 0] if len(store) else []
-        shown = hits[page * PAGE_SIZE:(page + 1) * PAGE_SIZE]
+        hits = []
+        if len(store):
+            hits = [h for h in store.explain(query, max(len(store), 1)) if h["lexical"] > 0]
+        first = page * PAGE_SIZE
+        shown = hits[first:first + PAGE_SIZE]
         if not shown:
             return f"No results for {query!r} in {where} (page {page}, {len(hits)} results in all)."
-        lines = [f"- [{store.metadata[h['row']].get('turn', 's' + str(h['row']))}] {h['text']}" for h in shown]
-        return (f"Results {page * PAGE_SIZE + 1}-{page * PAGE_SIZE + len(shown)} of {len(hits)} for {query!r} "
-                f"in {where}:\n" + "\n".join(lines))
+        lines = []
+        for hit in shown:
+            turn = store.metadata[hit["row"]].get("turn", "s" + str(hit["row"]))
+            lines.append(f"- [{turn}] {hit['text']}")
+        heading = (f"Results {first + 1}-{first + len(shown)} of {len(hits)} for {query!r} "
+                   f"in {where}:")
+        return heading + "\n" + "\n".join(lines)
 
     # ------------------------------------------------------------------ governance and persistence
     def erase(self, pattern: re.Pattern) -> list[Change]:
-        """Remove what ``pattern`` matches everywhere: redacted in blocks, messages and summary, gone
-        from recall and archival storage (``teachmem.forget`` calls this)."""
+        """Remove what ``pattern`` matches everywhere: redacted in blocks, messages and summary,
+        gone from recall and archival storage (``teachmem.forget`` calls this)."""
         if not isinstance(pattern, re.Pattern):
             raise TypeError(f"pattern must be a compiled re.Pattern, got {type(pattern).__name__}")
         changes = self.archival.erase(pattern) + self.recall.erase(pattern)
         for label, text in self.core.items():
             if pattern.search(text):
                 self.core[label] = pattern.sub("[forgotten]", text)
-                changes.append(Change("UPDATE", label, self.core[label], previous=text, reason="forgotten"))
+                changes.append(Change("UPDATE", label, self.core[label], previous=text,
+                                      reason="forgotten"))
         for m in [m for m in self.messages if pattern.search(m["content"])]:
             changes.append(Change("UPDATE", m["id"], pattern.sub("[forgotten]", m["content"]),
                                   previous=m["content"], reason="forgotten"))
@@ -340,18 +347,21 @@ class MemoryAgent:
         return changes
 
     def to_state(self) -> dict:
-        return {"context_tokens": self.context_tokens, "block_limit": self.block_limit, "core": dict(self.core),
-                "messages": [dict(m) for m in self.messages], "summary": self.summary,
+        return {"context_tokens": self.context_tokens, "block_limit": self.block_limit,
+                "core": dict(self.core), "messages": [dict(m) for m in self.messages],
+                "summary": self.summary,
                 "archival": self.archival.to_state(), "recall": self.recall.to_state(),
                 "last_turn": self.last_turn, "arrived": self.arrived, "warned": self.warned}
 
     @classmethod
-    def from_state(cls, state: dict, *, llm: ToolLLM | None = None, clock=None) -> "MemoryAgent":
+    def from_state(cls, state: dict, *, llm: ToolLLM | None = None,
+                   clock=None) -> "MemoryAgent":
         """Rebuild from ``to_state()``; the model is not state, so pass it again."""
         agent = cls(llm, context_tokens=state["context_tokens"], block_limit=state["block_limit"],
                     persona=state["core"]["persona"])
         # In the constructor's order (persona first), whatever order the saved keys came back in.
-        agent.core = {label: require_text(label, state["core"][label], allow_empty=True) for label in agent.core}
+        agent.core = {label: require_text(label, state["core"][label], allow_empty=True)
+                      for label in agent.core}
         agent.archival = SemanticMemoryStore.from_state(state["archival"], clock=clock)
         agent.clock = agent.archival.clock
         agent.recall = SemanticMemoryStore.from_state(state["recall"], clock=agent.clock)

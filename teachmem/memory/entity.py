@@ -16,8 +16,8 @@ from datetime import datetime
 from teachmem.core.change import Change
 from teachmem.core.clock import Clock, ManualClock
 from teachmem.core.validate import (require_callable, require_datetime, require_fraction,
-                                    require_int_at_least, require_positive_int, require_role,
-                                    require_text, require_turn)
+                                    require_int_at_least, require_message, require_positive_int,
+                                    require_text)
 from teachmem.core.words import shared_words
 from teachmem.llm import LLM, Triple, extract_triples, rule_triples
 
@@ -94,10 +94,7 @@ class EntityMemory:
     def add(self, role: str, content: str, *, turn: int | None = None,
             timestamp: datetime | None = None) -> list[Change]:
         """Remember a message: only the user's are mined (a suggestion is no decision)."""
-        require_role("role", role)
-        require_text("content", content, allow_empty=True)
-        turn = require_turn("turn", turn, self.last_turn)
-        require_datetime("timestamp", timestamp)
+        turn = require_message(role, content, turn, timestamp, self.last_turn)
         changes = []
         if role == "user":
             changes = self.extract_and_store(content, turn, timestamp=timestamp)

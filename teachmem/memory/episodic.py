@@ -1,10 +1,10 @@
 """Episodic memory: whole past episodes, and the most similar success as a worked example.
 
-An episode is one task carried out: the task, the steps taken, the outcome, the feedback, and whether
-it succeeded. It is stored whole, not cut into facts, because its value is the order of its steps.
-Given a new task, the model rates how useful each past *successful* episode would be as an example;
-the best one (if it rates at least ``min_similarity``) is shown to the model as a worked example.
-A failed episode is kept (it is part of the record) but never offered as an example.
+An episode is one task carried out: the task, the steps taken, the outcome, the feedback, and
+whether it succeeded. It is stored whole, not cut into facts, because its value is the order of its
+steps. Given a new task, the model rates how useful each past *successful* episode would be as an
+example; the best one (if it rates at least ``min_similarity``) is shown to the model as a worked
+example. A failed episode is kept (it is part of the record) but never offered as an example.
 
 Through the series' protocol, a user message opens an episode (its task) when none is open, and
 every message after it is a step, until ``end_episode`` says how it went.
@@ -19,8 +19,8 @@ from datetime import datetime
 
 from teachmem.core.change import Change
 from teachmem.core.text import fenced, quote
-from teachmem.core.validate import (require_callable, require_datetime, require_fraction, require_role, require_text,
-                                    require_turn)
+from teachmem.core.validate import (require_callable, require_fraction, require_message,
+                                    require_text)
 from teachmem.llm import LLM, OfflineLLM, rate_episodes
 
 
@@ -37,8 +37,9 @@ class Episode:
 
     def lines(self) -> list[str]:
         """The episode as lines of text: task, numbered steps, outcome, feedback."""
-        return [f"task: {self.task}", *(f"step {i}: {s}" for i, s in enumerate(self.steps, 1)),
-                f"outcome: {self.outcome}", *([f"feedback: {self.feedback}"] if self.feedback else [])]
+        numbered = [f"step {number}: {step}" for number, step in enumerate(self.steps, 1)]
+        feedback = [f"feedback: {self.feedback}"] if self.feedback else []
+        return [f"task: {self.task}", *numbered, f"outcome: {self.outcome}", *feedback]
 
 
 def _require_steps(steps: object) -> list[str]:
@@ -97,17 +98,16 @@ class EpisodicMemory:
 
     def add(self, role: str, content: str, *, turn: int | None = None,
             timestamp: datetime | None = None) -> list[Change]:
-        """A user message opens an episode when none is open (its task); any other message is a step."""
-        require_role("role", role)
-        require_text("content", content, allow_empty=True)
-        turn = require_turn("turn", turn, self.last_turn)
-        require_datetime("timestamp", timestamp)
+        """A user message opens an episode when none is open (its task); any other message is a
+        step."""
+        turn = require_message(role, content, turn, timestamp, self.last_turn)
         self.last_turn = turn
         if not content.strip():
             return []
         if self.open is None:
             if role != "user":
-                return [Change("NOOP", "", content, reason="no episode under way: a user message opens one")]
+                return [Change("NOOP", "", content,
+                               reason="no episode under way: a user message opens one")]
             self.made += 1
             self.episodes.append(Episode(f"e{self.made}", content))
             self.open = f"e{self.made}"
@@ -115,31 +115,40 @@ class EpisodicMemory:
         self.get(self.open).steps.append(f"{role}: {content}")
         return [Change("UPDATE", self.open, f"{role}: {content}", reason="step added")]
 
-    def end_episode(self, outcome: str, *, success: bool, feedback: str = "") -> list[Change]:
-        """Close the episode under way with its outcome: it may now serve as an example (if it succeeded)."""
+    def end_episode(self, outcome: str, *, success: bool,
+                    feedback: str = "") -> list[Change]:
+        """Close the episode under way with its outcome: it may now serve as an example (if it
+        succeeded)."""
         require_text("outcome", outcome)
         _require_success(success)
         require_text("feedback", feedback, allow_empty=True)
         if self.open is None:
             raise ValueError("no episode is under way: add a user message (its task) first")
         episode = self.get(self.open)
-        episode.outcome, episode.feedback, episode.success, self.open = outcome, feedback, success, None
+        episode.outcome = outcome
+        episode.feedback = feedback
+        episode.success = success
+        self.open = None
         return [Change("UPDATE", episode.id, outcome, reason="succeeded" if success else "failed")]
 
     def similarities(self, task: str) -> dict[str, float]:
         """The model's rating of every successful episode as an example for ``task`` (one call)."""
         require_text("task", task)
-        return rate_episodes(self.llm, task, [(e.id, e.task) for e in self.episodes if e.success is True])
+        successes = [(e.id, e.task) for e in self.episodes if e.success is True]
+        return rate_episodes(self.llm, task, successes)
 
     def recall(self, task: str) -> Episode | None:
         """The successful episode rated most similar to ``task`` (first stored wins a tie), if any
         rates at least ``min_similarity``; never a failed or unfinished one."""
         ratings = self.similarities(task)
         best = max(ratings, key=lambda id: ratings[id], default=None)
-        return self.get(best) if best is not None and ratings[best] >= self.min_similarity else None
+        if best is None or ratings[best] < self.min_similarity:
+            return None
+        return self.get(best)
 
     def context(self, query: str | None = None) -> list[dict]:
-        """The most similar successful episode as a worked example: one system message of quoted data."""
+        """The most similar successful episode as a worked example: one system message of quoted
+        data."""
         if query is None or not require_text("query", query, allow_empty=True).strip():
             return []
         episode = self.recall(query)
@@ -160,8 +169,8 @@ class EpisodicMemory:
 
     def provenance(self) -> list[dict]:
         """Every episode held: id, text (its task), turn and timestamp unknown, no confidence."""
-        return [{"id": e.id, "text": e.task, "memory_type": "episode", "turn": None, "timestamp": None,
-                 "confidence": None} for e in self.episodes]
+        return [{"id": e.id, "text": e.task, "memory_type": "episode", "turn": None,
+                 "timestamp": None, "confidence": None} for e in self.episodes]
 
     def delete(self, id: str) -> list[Change]:
         """Remove episode ``id`` for good."""
@@ -172,7 +181,8 @@ class EpisodicMemory:
 
     def to_state(self) -> dict:
         """Every episode and the counters, as JSON-ready data."""
-        return {"min_similarity": self.min_similarity, "episodes": [asdict(e) for e in self.episodes],
+        return {"min_similarity": self.min_similarity,
+                "episodes": [asdict(e) for e in self.episodes],
                 "open": self.open, "made": self.made, "last_turn": self.last_turn}
 
     @classmethod
@@ -180,5 +190,7 @@ class EpisodicMemory:
         """Rebuild from ``to_state()``; the model is not state, so pass it again."""
         memory = cls(min_similarity=state["min_similarity"], llm=llm)
         memory.episodes = [Episode(**{**e, "steps": list(e["steps"])}) for e in state["episodes"]]
-        memory.open, memory.made, memory.last_turn = state["open"], state["made"], state["last_turn"]
+        memory.open = state["open"]
+        memory.made = state["made"]
+        memory.last_turn = state["last_turn"]
         return memory

@@ -1,30 +1,31 @@
-"""The one protocol every memory strategy follows, and the message it stores.
+"""The message a strategy stores, and the helpers every message-keeping strategy shares.
 
-A strategy answers ``add(role, content, *, turn=None, timestamp=None) -> list[Change]`` (what did
-it do about what was said?) and ``context(query=None)`` (what goes to the model now?), so one replay
-loop, widget and scoreboard compare them all. ``erase(pattern)`` removes or redacts every stored
-copy of what the pattern matches (how ``teachmem.forget`` reaches it). Messages get ids by arrival
-("m1", "m2", …) so a Change can name them.
+A strategy answers ``add(role, content, *, turn=None, timestamp=None) -> list[Change]`` and
+``context(query=None)``: the whole contract, with its optional parts, is stated in
+``teachmem.memory.protocol``. Messages get ids by arrival ("m1", "m2", …) so a Change can
+name them.
 """
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass, replace
 from datetime import datetime
-from typing import Protocol, runtime_checkable
 
 from teachmem.core.change import Change
 from teachmem.core.text import redact
-from teachmem.core.validate import (ROLES, require_datetime, require_int_at_least, require_role, require_text,
-                                    require_turn)
+from teachmem.core.validate import (ROLES, require_datetime, require_int_at_least, require_role,
+                                    require_text, require_turn)
 
-__all__ = ["ROLES", "Message", "Memory", "next_message", "redact", "erase_messages", "message_records",
-           "position", "restore_messages"]
+__all__ = ["ROLES", "Message", "next_message", "redact", "erase_messages",
+           "message_records", "position", "restore_messages"]
 
 
 @dataclass(frozen=True)
 class Message:
-    """One chat message, frozen: what was said does not change. ``id`` is given on arrival ("m1", …)."""
+    """One chat message, frozen: what was said does not change.
+
+    ``id`` is given on arrival ("m1", …).
+    """
 
     role: str
     content: str
@@ -62,36 +63,30 @@ class Message:
                    datetime.fromisoformat(stamp) if stamp else None, state.get("id"))
 
 
-@runtime_checkable
-class Memory(Protocol):
-    """What the replay, the widgets and the evaluation need from a strategy."""
-
-    def add(self, role: str, content: str, *, turn: int | None = None,
-            timestamp: datetime | None = None) -> list[Change]: ...
-
-    def context(self, query: str | None = None) -> list[dict]: ...
-
-
 def next_message(role: str, content: str, turn: int | None = None,
-                 timestamp: datetime | None = None, *, after: int | None = None, number: int = 1) -> Message:
+                 timestamp: datetime | None = None, *, after: int | None = None,
+                 number: int = 1) -> Message:
     """The checked message that follows turn ``after`` (a missing ``turn`` is ``after + 1``, or 1),
     with id ``f"m{number}"``."""
     return Message(role, content, require_turn("turn", turn, after), timestamp, f"m{number}")
 
 
-def erase_messages(messages: list[Message], pattern: re.Pattern) -> tuple[list[Message], list[Change]]:
-    """``messages`` with ``pattern`` redacted (each keeps its place and id), and an UPDATE per message changed."""
+def erase_messages(messages: list[Message],
+                   pattern: re.Pattern) -> tuple[list[Message], list[Change]]:
+    """``messages`` with ``pattern`` redacted (each keeps its place and id), and an UPDATE per
+    message changed."""
     if not isinstance(pattern, re.Pattern):
-        raise TypeError(f"pattern must be a compiled re.Pattern (teachmem.core.text.forget_pattern builds one), "
-                        f"got {type(pattern).__name__}")
-    kept, changes = [], []
-    for m in messages:
-        if pattern.search(m.content):
-            new = replace(m, content=redact(pattern, m.content))
-            changes.append(Change("UPDATE", str(m.id), new.text, previous=m.text,
+        raise TypeError("pattern must be a compiled re.Pattern (teachmem.core.text.forget_pattern "
+                        f"builds one), got {type(pattern).__name__}")
+    kept = []
+    changes = []
+    for message in messages:
+        if pattern.search(message.content):
+            redacted = replace(message, content=redact(pattern, message.content))
+            changes.append(Change("UPDATE", str(message.id), redacted.text, previous=message.text,
                                   reason="forgotten: the match is redacted, the message stays"))
-            m = new
-        kept.append(m)
+            message = redacted
+        kept.append(message)
     return kept, changes
 
 
@@ -111,6 +106,7 @@ def position(messages: list[Message], id: str) -> int:
 
 
 def restore_messages(states: list[dict]) -> list[Message]:
-    """Messages from ``to_state`` data; one saved before messages had ids gets ``m1``, ``m2``, … by place."""
+    """Messages from ``to_state`` data; one saved before messages had ids gets ``m1``, ``m2``, …
+    by place."""
     messages = [Message.from_state(s) for s in states]
     return [m if m.id else replace(m, id=f"m{i}") for i, m in enumerate(messages, 1)]

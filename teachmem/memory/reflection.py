@@ -1,15 +1,15 @@
 """Reflection: a memory that now and then stops to think about what it has stored.
 
-Every message is stored with the importance the model gives it (Generative Agents, Park et al. 2023,
-asks the model the same question). The importances are summed; once the sum since the last reflection
-reaches ``threshold``, the model reads the memories stored since then and writes at most
-``max_insights`` insights, each citing the ids of the memories it rests on. An insight is stored like
-any memory, with a higher importance (``insight_importance``), so a question that needs several
-memories at once ("what is the project's stack?") finds them joined in one place.
+Every message is stored with the importance the model gives it (Generative Agents, Park et al.
+2023, asks the model the same question). The importances are summed; once the sum since the last
+reflection reaches ``threshold``, the model reads the memories stored since then and writes at most
+``max_insights`` insights, each citing the ids of the memories it rests on. An insight is stored
+like any memory, with a higher importance (``insight_importance``), so a question that needs
+several memories at once ("what is the project's stack?") finds them joined in one place.
 
-Reflecting costs model calls: one to score each message, one each time it reflects. ``reflections``
-records what each reflection wrote and what it cost. Forgetting a memory also deletes the insights
-that cite it: an insight is made of its memories.
+Reflecting costs model calls: one to score each message, one each time it reflects.
+``reflections`` records what each reflection wrote and what it cost. Forgetting a memory also
+deletes the insights that cite it: an insight is made of its memories.
 
 Taught in notebooks/12_reflection_and_experience.ipynb.
 """
@@ -21,8 +21,8 @@ from dataclasses import replace
 from datetime import datetime, timedelta
 
 from teachmem.core.change import Change
-from teachmem.core.validate import (require_callable, require_datetime, require_fraction, require_positive_int,
-                                    require_role, require_text, require_turn)
+from teachmem.core.validate import (require_callable, require_datetime, require_fraction,
+                                    require_message, require_positive_int)
 from teachmem.llm import LLM, OfflineLLM, score_importance, write_insights
 from teachmem.memory.semantic import SemanticMemoryStore
 
@@ -43,8 +43,8 @@ class ReflectiveMemory(SemanticMemoryStore):
 
     kind = "reflective"
 
-    def __init__(self, threshold: float = 2.5, *, max_insights: int = 3, insight_importance: float = 0.9,
-                 llm: LLM | None = None, **store_options):
+    def __init__(self, threshold: float = 2.5, *, max_insights: int = 3,
+                 insight_importance: float = 0.9, llm: LLM | None = None, **store_options):
         if isinstance(threshold, bool) or not isinstance(threshold, (int, float)):
             raise TypeError(f"threshold must be a positive number, got {type(threshold).__name__}")
         if not (math.isfinite(threshold) and threshold > 0):
@@ -56,7 +56,7 @@ class ReflectiveMemory(SemanticMemoryStore):
         super().__init__(**{"scoring": "generative_agents", **store_options})
         self.pending = 0.0                  # importance summed since the last reflection
         self.since: list[str] = []          # ids of the memories stored since then
-        self.reflections: list[dict] = []   # each reflection: turn, insight ids, model calls and tokens
+        self.reflections: list[dict] = []   # each: turn, insight ids, model calls and tokens
 
     def add(self, role: str, content: str, *, turn: int | None = None,
             timestamp: datetime | None = None) -> list[Change]:
@@ -66,15 +66,14 @@ class ReflectiveMemory(SemanticMemoryStore):
         fails while scoring, nothing is stored; if it fails while reflecting, the message stays
         stored, the error is raised and the next message tries the reflection again.
         """
-        require_role("role", role)
-        require_text("content", content, allow_empty=True)
-        turn = require_turn("turn", turn, self.last_turn)
-        when = require_datetime("timestamp", timestamp)
+        turn = require_message(role, content, turn, timestamp, self.last_turn)
+        when = require_datetime("timestamp", timestamp)        # naive UTC
         if not content.strip():
             self.last_turn = turn
             return []
         importance = score_importance(self.llm, content)     # one model call
-        changes = self.store(f"{role}: {content}", "message", importance, when, role=role, turn=turn)
+        changes = self.store(f"{role}: {content}", "message", importance, when, role=role,
+                             turn=turn)
         self.last_turn = turn
         self.pending = round(self.pending + importance, 6)
         self.since.append(changes[0].id)
@@ -83,19 +82,26 @@ class ReflectiveMemory(SemanticMemoryStore):
         return changes
 
     def reflect(self, *, timestamp: datetime | None = None) -> list[Change]:
-        """Ask the model for insights about the memories stored since the last reflection; store them.
+        """Ask the model for insights about the memories stored since the last reflection; store
+        them.
 
         An insight already held word for word is a NOOP. The sum starts again from zero.
         """
         when = require_datetime("timestamp", timestamp) or self.now()
-        recent = [(id, self.texts[self.row(id)]) for id in self.since if self.row(id) not in self.retired]
-        calls, tokens = self.llm.usage.calls, self.llm.usage.total_tokens
+        live = [id for id in self.since if self.row(id) not in self.retired]
+        recent = [(id, self.texts[self.row(id)]) for id in live]
+        calls = self.llm.usage.calls
+        tokens = self.llm.usage.total_tokens
         insights = write_insights(self.llm, recent, max_insights=self.max_insights)
-        changes = [self._store_insight(insight["text"], insight["cites"], when) for insight in insights]
-        self.reflections.append({"turn": self.last_turn, "insights": [c.id for c in changes if c.event == "ADD"],
+        changes = []
+        for insight in insights:
+            changes.append(self._store_insight(insight["text"], insight["cites"], when))
+        self.reflections.append({"turn": self.last_turn,
+                                 "insights": [c.id for c in changes if c.event == "ADD"],
                                  "calls": self.llm.usage.calls - calls,
                                  "tokens": self.llm.usage.total_tokens - tokens})
-        self.pending, self.since = 0.0, []
+        self.pending = 0.0
+        self.since = []
         return changes
 
     def _store_insight(self, text: str, cites: list[str], when: datetime) -> Change:
@@ -103,7 +109,8 @@ class ReflectiveMemory(SemanticMemoryStore):
         if held:
             return Change("NOOP", held[0]["id"], text, reason="insight already held")
         # a second later than its memories, so an insight is never older than what it rests on
-        added = self.store(text, "insight", self.insight_importance, when + timedelta(seconds=1), cites=cites)
+        later = when + timedelta(seconds=1)
+        added = self.store(text, "insight", self.insight_importance, later, cites=cites)
         return replace(added[0], reason=f"insight citing {', '.join(cites)}")
 
     def insights(self) -> list[dict]:
@@ -123,22 +130,30 @@ class ReflectiveMemory(SemanticMemoryStore):
         forgotten = {f"s{r}" for r, why in self.retired.items() if why == "forgotten"}
         for insight in self.insights():
             if forgotten & set(insight["cites"]):
-                changes += [replace(c, reason="cited a forgotten memory") for c in self.delete(insight["id"])]
+                deleted = self.delete(insight["id"])
+                changes += [replace(c, reason="cited a forgotten memory") for c in deleted]
         self.since = [id for id in self.since if id not in forgotten]
         return changes
 
     def to_state(self) -> dict:
-        """The store's state, the settings, the running sum and the record of reflections, as JSON-ready data."""
-        return {**super().to_state(), **{name: getattr(self, name) for name in REFLECTION_SETTINGS},
-                "pending": self.pending, "since": list(self.since), "reflections": [dict(r) for r in self.reflections]}
+        """The store's state, the settings, the running sum and the record of reflections, as
+        JSON-ready data."""
+        settings = {name: getattr(self, name) for name in REFLECTION_SETTINGS}
+        return {**super().to_state(), **settings, "pending": self.pending,
+                "since": list(self.since), "reflections": [dict(r) for r in self.reflections]}
 
     @classmethod
-    def from_state(cls, state: dict, *, embedder=None, clock=None, llm: LLM | None = None) -> "ReflectiveMemory":
+    def from_state(cls, state: dict, *, embedder=None, clock=None,
+                   llm: LLM | None = None) -> "ReflectiveMemory":
         """Rebuild from ``to_state()``; the model is not state, so pass it again."""
-        memory = super().from_state(state, embedder=embedder, clock=clock)   # builds a cls: a ReflectiveMemory
+        # super().from_state builds a cls: a ReflectiveMemory
+        memory = super().from_state(state, embedder=embedder, clock=clock)
         assert isinstance(memory, ReflectiveMemory)
-        memory.threshold, memory.max_insights, memory.insight_importance = (state[n] for n in REFLECTION_SETTINGS)
+        memory.threshold = state["threshold"]
+        memory.max_insights = state["max_insights"]
+        memory.insight_importance = state["insight_importance"]
         memory.llm = require_callable("llm", llm, "complete") or OfflineLLM()
-        memory.pending, memory.since = state["pending"], list(state["since"])
+        memory.pending = state["pending"]
+        memory.since = list(state["since"])
         memory.reflections = [dict(r) for r in state["reflections"]]
         return memory

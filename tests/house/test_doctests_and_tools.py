@@ -90,9 +90,13 @@ def test_the_script_prints_every_notebook_and_a_total(capsys):
 def test_the_reading_load_script_prints_every_strategy(capsys):
     assert reading_load.main([]) == 0
     out = capsys.readouterr().out
-    for strategy, (load, counted) in reading_load.reading_loads().items():
-        assert f"{strategy.removeprefix('teachmem.'):22} {load:5d} lines" in out
-        assert load == sum(reading_load.lines(reading_load.modules()[m]) for m in counted)
+    known = reading_load.modules()
+    for strategy, load in reading_load.reading_loads().items():
+        assert (f"{strategy.removeprefix('teachmem.'):40} {load.total:5d} lines = own {load.own_lines}"
+                f" + imports {load.imported_lines} + methods {load.methods_lines}") in out
+        assert load.own_lines == sum(reading_load.lines(known[m]) for m in load.own)
+        assert load.imported_lines == sum(reading_load.lines(known[m]) for m in load.imported)
+        assert load.total == load.own_lines + load.imported_lines + sum(n for _, n in load.methods)
     assert reading_load.main(["--limit", "1"]) == 1
 
 

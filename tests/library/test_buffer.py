@@ -3,7 +3,7 @@ from datetime import datetime
 import pytest
 
 from teachmem import ConversationBuffer, Memory, Message
-from teachmem.core.counters import chars_estimate
+from teachmem.core.tokens import chars_estimate
 
 
 def test_seed_example_runs_unchanged():

@@ -20,8 +20,9 @@ import pytest
 
 from teachmem.core import minilm
 from teachmem.core.embed import Embedder
-from teachmem.core.minilm import (MiniLMEmbedder, WordPiece, attention, batches, dense, gelu, normalise,
-                                  random_weights, read_safetensors, sentence_vectors, split_words)
+from teachmem.core.minilm import (MiniLMEmbedder, attention, batches, dense, gelu, random_weights,
+                                  read_safetensors, sentence_vectors)
+from teachmem.core.wordpiece import WordPiece, normalise, split_words
 from teachmem.core.subword import embedder_from_config
 from teachmem.memory.semantic import SemanticMemoryStore
 

@@ -1,7 +1,7 @@
 import pytest
 
-from teachmem.core.counters import chars_estimate, from_tokenizer
-from teachmem.core.tokens import count_message_tokens, estimate_tokens, words_estimator
+from teachmem.core.tokens import (chars_estimate, count_message_tokens, estimate_tokens, from_tokenizer,
+                                  words_estimator)
 from teachmem.memory.token_window import truncate_to_tokens
 
 

@@ -59,11 +59,11 @@ from typing import Callable, Mapping
 
 from tqdm import tqdm
 
-from teachmem.core.clock import ManualClock
-from teachmem.lab.replay import Step, comparison_strategies, context_text, held_facts, replay
+from teachmem.lab.replay import Step, advance_clock, comparison_strategies, context_text, held_facts, replay
 from teachmem.lab.scenarios import Fact, Scenario, fact_in_text, list_scenarios, load_scenario
 from teachmem.lab.evaluation.scoreboard import (METRICS, Evaluation, ProbeResult, Scoreboard, duplicate_fraction,
                                      mention_counts, recall_coverage, recall_precision, text_table)
+from teachmem.memory.protocol import Memory
 
 __all__ = ["METRICS", "ProbeResult", "Evaluation", "Scoreboard", "evaluate", "default_strategies",
            "load_scenarios", "recall_coverage", "recall_precision", "duplicate_fraction", "text_table"]
@@ -106,9 +106,8 @@ class _Observed:
         self.fresh: dict[str, bool] = {}
 
     def add(self, role, content, *, turn=None, timestamp=None):
-        clock = getattr(self.memory, "clock", None)
-        if isinstance(clock, ManualClock) and timestamp is not None and timestamp > clock():
-            clock.set(timestamp)
+        if timestamp is not None:
+            advance_clock(self.memory, timestamp)
         self.memory.add(role, content, turn=turn, timestamp=timestamp)
         for fact in self.scenario.facts:
             if fact.stated_turn == turn:
@@ -126,7 +125,7 @@ def _observing(name: str, factory: Callable[[], object], scenario: Scenario,
     """A factory for the replay: builds the strategy, checks it, and keeps its observer in ``observed``."""
     def build() -> _Observed:
         memory = factory()
-        if not (callable(getattr(memory, "add", None)) and callable(getattr(memory, "context", None))):
+        if not isinstance(memory, Memory):
             raise TypeError(f"strategies[{name!r}] built a {type(memory).__name__}, "
                             "which has no add(...) and context(query)")
         observed[name] = _Observed(memory, scenario)

@@ -17,16 +17,16 @@ each one concrete, for every strategy in ``teachmem.memory``:
 * **Fresh beats stale** — ``reconcile`` lets a newer tool result or a system
   of record override what memory says.
 
-Governance reaches every tier through a small protocol each strategy
-implements, never through a table of class names:
+Governance reaches every tier through the optional parts of the strategy
+contract (``teachmem.memory.protocol``), never through a table of class names:
 
-* ``erase(pattern) -> list[Change]``: remove or redact every stored copy of
-  what ``pattern`` matches (``forget``);
-* ``provenance() -> list[dict]``: every stored item, as ``id``,
-  ``memory_type``, ``text``, ``turn``, ``timestamp`` and ``confidence``;
-* ``delete(id) -> list[Change]``: remove one stored item (retention).
+* ``Erasable``: ``erase(pattern) -> list[Change]`` removes or redacts every
+  stored copy of what ``pattern`` matches (``forget``);
+* ``Traceable``: ``provenance() -> list[dict]`` lists every stored item, as
+  ``id``, ``memory_type``, ``text``, ``turn``, ``timestamp`` and ``confidence``;
+* ``Deletable``: ``delete(id) -> list[Change]`` removes one stored item (retention).
 
-A composite (the hybrid manager, or any object holding strategies) is
+A tier is an object with a state (``Stateful``). A composite (the hybrid manager, or any object holding strategies) is
 searched attribute by attribute for the strategies inside it.
 
 Taught in notebooks/09_persistence_and_governance.ipynb.
@@ -41,12 +41,13 @@ from datetime import datetime, timedelta
 from typing import Any, Iterable, Iterator
 
 from teachmem.core.change import Change
-from teachmem.core.embed import embedder_from_config
+from teachmem.core.embed import Embedder, embedder_from_config
 from teachmem.core.text import forget_pattern, scrubbed
 from teachmem.core.validate import require_text
 from teachmem.lab.governance.freshness import Observation, naive_utc, apply_fresh, memory_observations, reconcile
 from teachmem.lab.governance.pii import PIIMatch, find_pii, luhn_valid, redact_pii
 from teachmem.lab.storage.memory_db import MemoryDB
+from teachmem.memory.protocol import Deletable, Erasable, Stateful, Traceable, UsesEmbedder
 from teachmem.core.text import REDACTED
 
 __all__ = ["PIIMatch", "find_pii", "luhn_valid", "redact_pii", "Provenance", "provenance",
@@ -55,7 +56,7 @@ __all__ = ["PIIMatch", "find_pii", "luhn_valid", "redact_pii", "Provenance", "pr
 
 # ====================================================================== the tiers
 def _is_memory(value) -> bool:
-    return callable(getattr(value, "to_state", None)) and not isinstance(value, type)
+    return isinstance(value, Stateful) and not isinstance(value, type)
 
 
 def _inside(obj, prefix: str) -> list[tuple[str, Any]]:
@@ -81,10 +82,10 @@ def _tiers(memory) -> list[tuple[str, Any]]:
     return found
 
 
-def _protocol(tiers: list[tuple[str, Any]], method: str) -> None:
-    """Check, before anything changes, that every tier answers ``method``."""
+def _protocol(tiers: list[tuple[str, Any]], part: type, method: str) -> None:
+    """Check, before anything changes, that every tier implements ``part`` of the protocol (``method``)."""
     for name, tier in tiers:
-        if not callable(getattr(tier, method, None)):
+        if not isinstance(tier, part):
             raise TypeError(f"tier {name!r} ({type(tier).__name__}) has no {method}(): governance cannot reach it")
 
 
@@ -129,7 +130,7 @@ def provenance(memory) -> list[Provenance]:
     Taught in notebooks/09_persistence_and_governance.ipynb.
     """
     tiers = _tiers(memory)
-    _protocol(tiers, "provenance")
+    _protocol(tiers, Traceable, "provenance")
     return [_record(name, item) for name, tier in tiers for item in tier.provenance()]
 
 
@@ -208,7 +209,7 @@ def apply_retention(memory, policy: RetentionPolicy, now: datetime) -> list[Prov
         raise TypeError(f"policy must be a RetentionPolicy, got {type(policy).__name__}")
     now = naive_utc("now", now)
     tiers = _tiers(memory)
-    _protocol(tiers, "delete")
+    _protocol(tiers, Deletable, "delete")
     gone = policy.expired(provenance(memory), now)
     for name, tier in tiers:
         for record in gone:
@@ -306,9 +307,10 @@ def _refresh_embedder(memory, pattern: re.Pattern) -> None:
     Its vectors depend only on its settings, so the swap changes no result;
     a trained model (no such cache) is left alone.
     """
-    embedder = getattr(memory, "embedder", None)
-    if embedder is None or not callable(getattr(embedder, "config", None)) \
-            or embedder.config().get("name") == "sentence-transformers":
+    if not isinstance(memory, UsesEmbedder) or not isinstance(memory.embedder, Embedder):
+        return
+    embedder = memory.embedder
+    if embedder.config().get("name") == "sentence-transformers":
         return
     if copies(embedder, pattern):
         memory.embedder = embedder_from_config(embedder.config())
@@ -339,10 +341,10 @@ def forget(memory, text_or_pattern, db: MemoryDB | None = None, *, user_id: str 
     if db is not None and not isinstance(user_id, str):
         raise TypeError(f"user_id must be a str naming whose saved memories to search, got {type(user_id).__name__}")
     tiers = _tiers(memory)
-    _protocol(tiers, "erase")
+    _protocol(tiers, Erasable, "erase")
     rows = [_erase(name, tier, pattern) for name, tier in tiers]
     if len(tiers) > 1 or tiers[0][1] is not memory:   # a composite: anything outside its tiers?
-        own = tuple(scrubbed(memory.erase(pattern), pattern)) if callable(getattr(memory, "erase", None)) else ()
+        own = tuple(scrubbed(memory.erase(pattern), pattern)) if isinstance(memory, Erasable) else ()
         rows.append(TierAudit("manager (other state)", len(own),
                               copies(memory, pattern, skip=[t for _, t in tiers]), own))
     if db is not None:

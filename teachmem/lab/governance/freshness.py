@@ -14,6 +14,7 @@ from typing import Iterable
 
 from teachmem.core.validate import require_datetime, require_int_at_least, require_text
 from teachmem.memory.entity import EntityMemory, FactValue
+from teachmem.memory.protocol import Stateful
 
 __all__ = ["Observation", "reconcile", "memory_observations", "apply_fresh", "naive_utc"]
 
@@ -81,7 +82,7 @@ def _entity_tiers(memory) -> list[EntityMemory]:
     if isinstance(memory, EntityMemory):
         return [memory]
     held = vars(memory).values() if hasattr(memory, "__dict__") else []
-    return [tier for value in held if callable(getattr(value, "to_state", None)) for tier in _entity_tiers(value)]
+    return [tier for value in held if isinstance(value, Stateful) for tier in _entity_tiers(value)]
 
 
 def memory_observations(memory) -> list[Observation]:

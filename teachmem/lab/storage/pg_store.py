@@ -55,7 +55,7 @@ class PgMemoryStore:
     memories the HNSW index finds give a bound; every memory that could still beat it is then scored exactly, so
     the answer is the in-memory store's even where the index misses (``teachmem.lab.pg_rank``)."""
 
-    kind = "semantic"
+    kind = "pg_semantic"
 
     def __init__(self, dsn: str, *, user_id: str, embedder=None, clock=None, decay_rate: float = 0.95,
                  embed_dim: int = 256, context_top_k: int = 3, candidates: int = 200):

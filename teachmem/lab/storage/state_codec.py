@@ -22,17 +22,7 @@ from typing import Any, Iterable, TypeVar
 import numpy as np
 
 from teachmem.core.validate import require_text
-from teachmem.memory.agent import MemoryAgent
-from teachmem.memory.buffer import ConversationBuffer
-from teachmem.memory.entity import EntityMemory
-from teachmem.memory.episodic import EpisodicMemory
-from teachmem.memory.hybrid import HybridMemoryManager
-from teachmem.memory.procedural import ProceduralMemory
-from teachmem.memory.reflection import ReflectiveMemory
-from teachmem.memory.semantic import SemanticMemoryStore
-from teachmem.memory.summary import SummaryMemory
-from teachmem.memory.token_window import TokenBudgetWindow
-from teachmem.memory.window import SlidingWindowMemory
+from teachmem.memory.protocol import Stateful, declared_kind, is_saveable_class, strategies_by_kind
 
 __all__ = ["canonical_name", "decode_state", "encode_state", "raw_count", "register_strategy", "strategy_class",
            "strategy_name"]
@@ -41,14 +31,10 @@ _VECTOR_KEYS = ("vector", "embedding")
 _JSON_WHITESPACE = re.compile(r"\\[nrt]")
 _PLACEHOLDER = "$vector"
 
-# Strategies the database may rebuild, by the stable name each declares as ``kind``.
-# A name read from the file is looked up here, so a file can never make teachmem import code.
-_STRATEGIES: dict[str, type] = {
-    "buffer": ConversationBuffer, "window": SlidingWindowMemory, "token_window": TokenBudgetWindow,
-    "summary": SummaryMemory, "entity": EntityMemory, "semantic": SemanticMemoryStore,
-    "hybrid": HybridMemoryManager, "agent": MemoryAgent, "reflective": ReflectiveMemory,
-    "episodic": EpisodicMemory, "procedural": ProceduralMemory,
-}
+# Strategies the database may rebuild, by the stable name each declares as ``kind``: every strategy
+# teachmem ships (``strategy_classes``), then whatever ``register_strategy`` adds. A name read from
+# the file is looked up here, so a file can never make teachmem import code.
+_STRATEGIES: dict[str, type] = strategies_by_kind()
 # Files saved before strategies had a ``kind`` hold the class name instead.
 _LEGACY_NAMES = {"ConversationBuffer": "buffer", "SlidingWindowMemory": "window",
                  "TokenBudgetWindow": "token_window", "SummaryMemory": "summary", "EntityMemory": "entity",
@@ -63,12 +49,12 @@ def register_strategy(cls: T, name: str | None = None) -> T:
     The class needs ``to_state()`` and a ``from_state`` classmethod; it is
     registered under ``name``, or else under its class attribute ``kind``.
     """
-    if not isinstance(cls, type) or not callable(getattr(cls, "to_state", None)) \
-            or not callable(getattr(cls, "from_state", None)):
+    if not is_saveable_class(cls):
         raise TypeError(f"cls must be a class with to_state() and from_state(), got {cls!r}")
-    if name is None and not isinstance(getattr(cls, "kind", None), str):
+    kind = declared_kind(cls)
+    if name is None and kind is None:
         raise TypeError(f"cls {cls.__qualname__} must declare a class attribute kind (a str), or pass name=")
-    name = require_text("name", cls.kind if name is None else name)    # type: ignore[attr-defined]
+    name = require_text("name", kind if name is None else name)
     known = _STRATEGIES.get(name)
     if name in _LEGACY_NAMES or (known is not None and known is not cls):
         taken = known.__qualname__ if known else "files saved by earlier versions"
@@ -84,7 +70,7 @@ def strategy_class(name: str) -> Any:
     target = _STRATEGIES.get(_LEGACY_NAMES.get(name, name))
     if target is None:
         raise ValueError(f"unknown strategy {name!r}; known: {sorted(_STRATEGIES)} "
-                         "(register your own with teachmem.lab.store.register_strategy)")
+                         "(register your own with teachmem.lab.storage.memory_db.register_strategy)")
     return target
 
 
@@ -94,12 +80,12 @@ def _name_of(cls: type) -> str | None:
 
 def strategy_name(memory) -> str:
     """The registry name of ``memory``'s own class: a subclass or look-alike is not its parent."""
-    if not callable(getattr(memory, "to_state", None)):
+    if not isinstance(memory, Stateful):
         raise TypeError(f"memory must have a to_state() method, got {type(memory).__name__}")
     name = _name_of(type(memory))
     if name is None:
         raise TypeError(f"memory's class {type(memory).__module__}.{type(memory).__qualname__} is not a registered "
-                        "strategy; register it with teachmem.lab.store.register_strategy")
+                        "strategy; register it with teachmem.lab.storage.memory_db.register_strategy")
     return name
 
 
