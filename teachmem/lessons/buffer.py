@@ -13,9 +13,11 @@ from matplotlib.figure import Figure
 from matplotlib.ticker import StrMethodFormatter
 
 from teachmem.lab.scenarios import load_scenario
-from teachmem.lessons.common import (OKABE_ITO, after_prediction as after_prediction, answer_checker, checker,
-                                     class_checker, differs, explore as explore, figure, first_context_difference,
-                                     first_problem, forbidding, own_code, show_source as show_source)
+from teachmem.lessons.building import (class_checker, first_context_difference, own_code,
+                                       show_source as show_source)
+from teachmem.lessons.common import (OKABE_ITO, after_prediction as after_prediction, answer_checker,
+                                     checker, differs, explore as explore, figure, first_problem,
+                                     forbidding)
 from teachmem.memory.buffer import ConversationBuffer
 
 # (tokens_per_exchange, max_tokens, system_tokens) -> whole exchanges that fit beside the system prompt.

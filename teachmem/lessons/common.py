@@ -17,13 +17,11 @@ from __future__ import annotations
 
 import contextlib
 import functools
-import inspect
 import io
 import math
 import textwrap
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
-from pathlib import Path
 from types import ModuleType
 from typing import Any
 
@@ -33,11 +31,8 @@ import matplotlib.pyplot as plt
 from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 
-import teachmem.memory as memory_package
 from teachmem.lab.scenarios import Fact
-from teachmem.memory.protocol import strategy_classes
 
-PACKAGE_ROOT = Path(memory_package.__file__).resolve().parent.parent
 
 # A learner at 1280×720 with the file browser open sees about 105 characters of an output line;
 # JupyterLab breaks a longer one anywhere, mid-word. What the lessons print is wrapped to this width.
@@ -91,7 +86,7 @@ def run_check(title: str, body: Callable[[Any], str | None], candidate: Any) -> 
     except NotImplementedError:
         return report(False, f"○ {title}: not implemented yet (replace `raise NotImplementedError` with your code)")
     except DoneByTeachmem as err:
-        return report(False, f"✗ {title}: your function calls {err},\n"
+        return report(False, f"✗ {title}: your code calls {err},\n"
                              "  which already does this job: write the steps yourself.")
     except Exception as err:  # a learner's bug: report it, do not crash the notebook
         return report(False, f"✗ {title}: your function raised {type(err).__name__}: {err}")
@@ -194,88 +189,6 @@ def forbidding(*targets: tuple[Any, str]) -> Iterator[None]:
     finally:
         for owner, name, original in saved:
             setattr(owner, name, original)
-
-
-# ---------------------------------------------------------------- the learner's own strategy class
-def library_base(cls: type) -> type | None:
-    """The first class ``cls`` inherits from that teachmem defines, or None."""
-    inherited = cls.__mro__[1:]
-    return next((c for c in inherited if c.__module__.split(".")[0] == "teachmem"), None)
-
-
-@contextmanager
-def own_code() -> Iterator[None]:
-    """Inside the block, making or using any teachmem strategy raises ``DoneByTeachmem``.
-
-    A class checker works out the library's answers first, then runs the learner's class inside
-    this block: a class that wraps a ``SlidingWindowMemory`` (or calls its methods) fails.
-    """
-    verbs = ("__init__", "add", "context")
-    targets = [(c, verb) for c in strategy_classes() for verb in verbs if verb in vars(c)]
-    with forbidding(*targets):
-        yield
-
-
-def run_class_check(title: str, body: Callable[[type], str | None], candidate: Any) -> CheckResult:
-    """``run_check`` for a class the learner wrote: it must be a class of their own."""
-    if not isinstance(candidate, type):
-        return report(False, f"✗ {title}: expected a class, got {type(candidate).__name__}")
-    base = library_base(candidate)
-    if base is not None:
-        return report(False, f"✗ {title}: your class inherits teachmem's {base.__name__}: "
-                             "write the steps yourself.")
-    return run_check(title, body, candidate)
-
-
-def class_checker(title: str) -> Callable[[Callable[[type], str | None]], Callable[[Any], CheckResult]]:
-    """Turn ``body(cls) -> None | str`` into a printing checker of the learner's class.
-
-    The body builds the library's strategy and the learner's class on the same conversation,
-    running the learner's code inside ``own_code()``, and returns the first difference as one
-    sentence, or None.
-    """
-    def wrap(body: Callable[[type], str | None]) -> Callable[[Any], CheckResult]:
-        @functools.wraps(body)
-        def run(candidate: Any) -> CheckResult:
-            return run_class_check(title, body, candidate)
-        return run
-    return wrap
-
-
-def first_context_difference(case: str, got: list[dict], want: list[dict]) -> str | None:
-    """None if two ``context()`` answers are the same messages, else one sentence naming the first
-    message that differs (or the one missing or extra), cut to fit one line."""
-    if got == want:
-        return None
-    for index, (mine, theirs) in enumerate(zip(got, want, strict=False)):
-        if mine != theirs:
-            return (f"{case}, message {index + 1} should be {short(_said(theirs), 45)!r}, "
-                    f"yours is {short(_said(mine), 45)!r}")
-    if len(got) < len(want):
-        return f"{case}, your context() stops after {len(got)} messages; it should also send " \
-               f"{short(_said(want[len(got)]), 45)!r}"
-    return f"{case}, your context() sends {len(got) - len(want)} message(s) too many, " \
-           f"starting with {short(_said(got[len(want)]), 45)!r}"
-
-
-def _said(message: Any) -> str:
-    if isinstance(message, dict) and "role" in message:
-        return f"{message['role']}: {message.get('content', '')}"
-    return repr(message)
-
-
-def show_source(*symbols: Any) -> None:
-    """Print the library's own code for each symbol (a class, function or method), under the
-    name of the file it is in: what a notebook shows after the learner has written theirs.
-
-    By named symbol, never by line numbers, so an edit elsewhere in the file changes nothing here.
-    """
-    for symbol in symbols:
-        path = Path(inspect.getsourcefile(symbol) or "?")
-        where = path.relative_to(PACKAGE_ROOT.parent) if path.is_relative_to(PACKAGE_ROOT) else path
-        print(f"# {where} · {symbol.__qualname__}")
-        print(textwrap.dedent(inspect.getsource(symbol)).rstrip())
-        print()
 
 
 def differs(case: str, got: Any, want: Any) -> str | None:
@@ -389,12 +302,3 @@ def prediction_problem(prediction: Any, actual: Any, why: str) -> str | None:
 def _shown(value: Any) -> str:
     """A prediction as a learner wrote it: sets sorted, so the sentence is the same on every run."""
     return "{" + ", ".join(repr(v) for v in sorted(value)) + "}" if isinstance(value, (set, frozenset)) else repr(value)
-
-
-@contextmanager
-def own_code_except_parts(composite: type) -> Iterator[None]:
-    """``own_code`` for a class built from strategies (notebook 06's hybrid): the parts stay usable;
-    making ``composite`` or calling any of its methods, even unbound, raises ``DoneByTeachmem``."""
-    methods = [name for name, value in vars(composite).items() if inspect.isfunction(value)]
-    with forbidding(*[(composite, name) for name in methods]):
-        yield

@@ -13,10 +13,10 @@ from matplotlib.patches import Patch
 from teachmem.core.validate import require_positive_int
 from teachmem.core.words import shared_words
 from teachmem.lab.scenarios import Scenario, fact_in_text, load_scenario
+from teachmem.lessons.building import class_checker, own_code, show_source as show_source
 from teachmem.lessons.common import (OKABE_ITO, CheckResult, after_prediction as after_prediction,
-                                     answer_checker, class_checker, explore as explore, fact_label,
-                                     figure, mark, own_code, report, short,
-                                     show_source as show_source, wrapped as wrapped)
+                                     answer_checker, explore as explore, fact_label, figure, mark, report,
+                                     short, wrapped as wrapped)
 from teachmem.llm import rule_triples
 from teachmem.memory.entity import EntityMemory
 

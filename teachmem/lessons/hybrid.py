@@ -15,10 +15,10 @@ from matplotlib.figure import Figure
 
 from teachmem.lab.replay import context_text, feed
 from teachmem.lab.scenarios import Scenario, fact_in_text, load_scenario
+from teachmem.lessons.building import (class_checker, first_context_difference, own_code_except_parts,
+                                       show_source as show_source)
 from teachmem.lessons.common import (OKABE_ITO, after_prediction as after_prediction, answer_checker,
-                                     class_checker, explore as explore, figure,
-                                     first_context_difference, mark, own_code_except_parts, short,
-                                     show_source as show_source, wrapped as wrapped)
+                                     explore as explore, figure, mark, short, wrapped as wrapped)
 from teachmem.memory.hybrid import Candidate, HybridMemoryManager, PromptTrace
 
 # ---------------------------------------------------------------- your hybrid manager

@@ -17,9 +17,9 @@ from matplotlib.figure import Figure
 
 from teachmem.lab.evaluation.locomo import LocomoConversation
 from teachmem.lab.evaluation.recall_over_time import FedReport, by_evidence_session, fed_recall
-from teachmem.lessons.common import (OKABE_ITO, after_prediction as after_prediction, answer_checker, checker,
-                                     OUTPUT_WIDTH, class_checker, figure, own_code, short,
-                                     show_source as show_source)
+from teachmem.lessons.building import class_checker, own_code, show_source as show_source
+from teachmem.lessons.common import (OKABE_ITO, after_prediction as after_prediction, answer_checker,
+                                     checker, OUTPUT_WIDTH, figure, short)
 from teachmem.memory.semantic import SemanticMemoryStore
 
 # word -> its folded form under the rule taught: plurals only (short words stay; -ies -> -y; -sses -> -ss;

@@ -13,10 +13,10 @@ from typing import Any
 from matplotlib.figure import Figure
 
 from teachmem.lab.scenarios import Fact, fact_in_text, load_scenario
+from teachmem.lessons.building import class_checker, own_code, show_source as show_source
 from teachmem.lessons.common import (OKABE_ITO, CheckResult, after_prediction as after_prediction,
-                                     answer_checker, class_checker, explore as explore, fact_label,
-                                     figure, mark, own_code, report, short,
-                                     show_source as show_source)
+                                     answer_checker, explore as explore, fact_label, figure, mark, report,
+                                     short)
 from teachmem.llm import OfflineLLM, summarize
 from teachmem.memory.summary import SummaryMemory
 

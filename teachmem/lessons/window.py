@@ -15,9 +15,11 @@ from matplotlib.patches import Patch
 
 from teachmem.lab.replay import feed
 from teachmem.lab.scenarios import Fact, Scenario, fact_in_text, load_scenario
-from teachmem.lessons.common import (OKABE_ITO, after_prediction as after_prediction, answer_checker, checker,
-                                     class_checker, differs, explore as explore, figure, first_context_difference,
-                                     first_problem, forbidding, mark, own_code, short, show_source as show_source)
+from teachmem.lessons.building import (class_checker, first_context_difference, own_code,
+                                       show_source as show_source)
+from teachmem.lessons.common import (OKABE_ITO, after_prediction as after_prediction, answer_checker,
+                                     checker, differs, explore as explore, figure, first_problem,
+                                     forbidding, mark, short)
 from teachmem.memory.token_window import MIN_ROOM, TokenBudgetWindow
 from teachmem.memory.window import SlidingWindowMemory
 
