@@ -1,5 +1,8 @@
 """Argument checks shared by every strategy: a ``TypeError`` or ``ValueError`` naming the argument,
-raised before anything is stored. Each returns the value to use (``require_datetime`` converts)."""
+raised before anything is stored. Each returns the value to use (``require_datetime`` converts).
+
+Taught in notebooks/01_conversation_buffer.ipynb.
+"""
 from __future__ import annotations
 
 import math

@@ -4,6 +4,8 @@ A strategy answers ``add(role, content, *, turn=None, timestamp=None) -> list[Ch
 ``context(query=None)``: the whole contract, with its optional parts, is stated in
 ``teachmem.memory.protocol``. Messages get ids by arrival ("m1", "m2", …) so a Change can
 name them.
+
+Taught in notebooks/01_conversation_buffer.ipynb.
 """
 from __future__ import annotations
 

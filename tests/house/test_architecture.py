@@ -24,7 +24,7 @@ except ModuleNotFoundError:      # Python 3.10: requirements-test.txt pins tomli
 
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "tools"))
-from reading_load import (LIMIT, Import, Source, graph, imports, lines, module_name,  # noqa: E402
+from reading_load import (LIMIT, NOT_YET_UNDER, Import, Source, graph, imports, lines, module_name,  # noqa: E402
                           modules, reading_loads, shown_names, taught_by)
 
 PACKAGE = ROOT / "teachmem"
@@ -205,7 +205,7 @@ def long_files(package: Path) -> list[str]:
 def heavy_strategies(package: Path, notebooks: Path = NOTEBOOKS) -> list[str]:
     return [f"{name} reads {load.total} lines (own {load.own_lines}, imports {load.imported_lines}, "
             f"methods {load.methods_lines})" for name, load in reading_loads(package, notebooks).items()
-            if load.total > LIMIT]
+            if load.total > NOT_YET_UNDER.get(name, LIMIT)]
 
 
 # ------------------------------------------------------------------ patterns
@@ -411,6 +411,14 @@ def test_the_rules_see_the_whole_library():
                           "teachmem.memory.hybrid.HybridMemoryManager"}
     assert not any(name.startswith("teachmem.memory.message") for name in loads)
     assert LIMIT == 600
+
+
+def test_only_the_two_composites_are_not_yet_under_the_limit_and_their_figures_only_go_down():
+    loads = reading_loads(PACKAGE)
+    assert set(NOT_YET_UNDER) <= {"teachmem.memory.hybrid.HybridMemoryManager",
+                                  "teachmem.memory.agent.MemoryAgent"}
+    for name, ceiling in NOT_YET_UNDER.items():
+        assert LIMIT < loads[name].total <= ceiling, (name, loads[name].total, ceiling)
 
 
 # ------------------------------------------------------------------ each rule catches a bad example
