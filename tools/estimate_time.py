@@ -497,6 +497,7 @@ REGION = re.compile(r"(<!-- estimate_time: (\w[\w-]*) -->\n)(.*?)(\n<!-- /estima
 README_ROW = re.compile(r"^(\| (\d\d\w?) \| .* \| )(\d+)( min \|)$", re.MULTILINE)
 INSTRUCTOR_HEADING = re.compile(r"^(## (\d\d) · [^(\n]*\()(\d+)( min)", re.MULTILINE)
 INSTRUCTOR_GOING_FURTHER = re.compile(r"(\*\*(\d\d\w?) · [^*(\n]*\([^)*\n]*?)(\d+)( min)")
+INSTRUCTOR_HOMEWORK = re.compile(r"(\*\*Homework \((\d\d\w?), )(\d+)( min)")
 
 
 def documented(root: Path = ROOT) -> dict[Path, str]:
@@ -523,6 +524,7 @@ def documented(root: Path = ROOT) -> dict[Path, str]:
     guide = REGION.sub(region, (root / "notebooks" / "INSTRUCTOR.md").read_text())
     guide = INSTRUCTOR_HEADING.sub(figure(block_minutes), guide)
     guide = INSTRUCTOR_GOING_FURTHER.sub(figure(notebook_minutes), guide)
+    guide = INSTRUCTOR_HOMEWORK.sub(figure(notebook_minutes), guide)
     return {root / "README.md": readme, root / "notebooks" / "INSTRUCTOR.md": guide}
 
 
