@@ -65,6 +65,7 @@ import json
 import math
 import re
 import sys
+import textwrap
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -461,15 +462,21 @@ def homework_sentence(p: Plan, readme: bool = True) -> str:
             f"{_hours(total)} hours, after the three-hour class.")
 
 
+def _wrap(text: str, bullet: bool = False) -> str:
+    """Fill ``text`` to the README's 100 columns (a list item's lines indented under its dash)."""
+    return textwrap.fill(text, 100, subsequent_indent="  " if bullet else "", break_on_hyphens=False,
+                         break_long_words=False)
+
+
 def readme_plan(p: Plan) -> str:
     lines = ["| clock | block | the class does | skips (homework) | time |", "|---|---|---|---|---|"]
     for clock, block, taken in p.rows:
         lines.append(f"| {clock} | {block.name} | {block.does} | {block.skips_in_words} | {taken} min |")
     lines.append(f"| {_clock(p.total)} | slack | set-up, questions, stragglers | | {p.slack} min |")
-    lines += ["", "The arithmetic, from `python tools/estimate_time.py` (unrounded minutes; each part the class "
-              "skips takes its own estimate off):", ""]
-    lines += p.arithmetic
-    lines += [f"- {_sum_line(p)}.", "", homework_sentence(p)]
+    lines += ["", _wrap("The arithmetic, from `python tools/estimate_time.py` (unrounded minutes; each part "
+                        "the class skips takes its own estimate off):"), ""]
+    lines += [_wrap(line, bullet=True) for line in p.arithmetic]
+    lines += [_wrap(f"- {_sum_line(p)}.", bullet=True), "", _wrap(homework_sentence(p))]
     return "\n".join(lines)
 
 
@@ -479,15 +486,15 @@ def instructor_plan(p: Plan) -> str:
         does = block.does + (f"; homework: {block.skips_in_words}" if block.notebook else "")
         lines.append(f"| {clock} | {block.name} | {does} | {taken} min |")
     lines.append(f"| {_clock(p.total)} | slack | set-up, questions, stragglers | {p.slack} min |")
-    lines += ["", _sum_line(p) + "."]
+    lines += ["", _wrap(_sum_line(p) + ".")]
     return "\n".join(lines)
 
 
 def series_sentence(folder: Path | None = None) -> str:
     found = sorted((folder or ROOT / "notebooks").glob("[0-9][0-9]*.ipynb"))
     total = sum(estimate(path).minutes for path in found)
-    return (f"The whole series is {total} minutes, about **{_hours(total)} hours** of self-study, the "
-            f"*Going further* notebooks included.")
+    return _wrap(f"The whole series is {total} minutes, about **{_hours(total)} hours** of self-study, the "
+                 f"*Going further* notebooks included.")
 
 
 # ------------------------------------------------------------------ the README's and INSTRUCTOR.md's figures
@@ -508,7 +515,7 @@ def documented(root: Path = ROOT) -> dict[Path, str]:
         raise ValueError(f"the three-hour plan takes {p.total} minutes: {p.slack} of slack, "
                          f"fewer than {MIN_SLACK}; leave more for homework")
     regions = {"series": series_sentence(folder), "workshop": readme_plan(p),
-               "instructor-plan": instructor_plan(p), "homework": homework_sentence(p)}
+               "instructor-plan": instructor_plan(p), "homework": _wrap(homework_sentence(p))}
     notebook_minutes = {path.name[:3].rstrip("_"): estimate(path).minutes
                         for path in folder.glob("[0-9][0-9]*.ipynb")}
     block_minutes = {block.notebook: taken for _, block, taken in p.rows if block.notebook}
