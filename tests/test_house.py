@@ -152,6 +152,33 @@ def test_restate_rewrites_the_stated_time_and_nothing_else(tmp_path):
     assert sum(x != y for x, y in zip(lines_before, lines_after, strict=True)) == (0 if old == new else 1)
 
 
+def test_a_workshop_block_and_its_homework_make_the_whole_notebook():
+    for block in estimate_time.WORKSHOP:
+        if block.notebook:
+            whole, skipped = estimate_time.split(block)
+            path = estimate_time.notebook_path(block.notebook)
+            cut = estimate_time.parts(estimate_time._cells(path))
+            titles = {title for title, _ in skipped}
+            kept = [p for p in cut if p.title not in titles]
+            assert whole.exact >= sum(m for _, m in skipped) > 0
+            assert estimate_time.count(path.name, cut).exact == pytest.approx(whole.exact)
+            assert len(kept) < len(cut)
+
+
+def test_the_plan_refuses_a_part_the_notebook_does_not_have_or_skips_twice():
+    with pytest.raises(ValueError, match="no part titled 'No such section'"):
+        estimate_time.split(estimate_time.Block("00", notebook="00", skips=("No such section",)))
+    with pytest.raises(ValueError, match="twice"):
+        estimate_time.split(estimate_time.Block("00", notebook="00", skips=("Exercises", "Exercise 0.2")))
+
+
+def test_the_readme_mode_answers_with_the_plan(capsys):
+    assert estimate_time.main(["--readme"]) == 0
+    out = capsys.readouterr().out
+    plan = estimate_time.plan()
+    assert f"takes {plan.total} minutes and leaves {plan.slack} of slack" in out
+
+
 def test_the_script_prints_every_notebook_and_a_total(capsys):
     assert estimate_time.main([]) == 0
     out = capsys.readouterr().out

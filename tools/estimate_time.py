@@ -385,6 +385,7 @@ def split(block: Block, folder: Path | None = None) -> tuple[Estimate, list[tupl
     path = notebook_path(block.notebook, folder)
     cut = parts(_cells(path))
     skipped: list[tuple[str, float]] = []
+    taken: set[int] = set()
     for name in block.skips:
         starts = [i for i, p in enumerate(cut) if p.title.startswith(name)]
         if not starts:
@@ -393,6 +394,9 @@ def split(block: Block, folder: Path | None = None) -> tuple[Estimate, list[tupl
         end = first + 1
         while end < len(cut) and cut[end].level > cut[first].level:
             end += 1
+        if taken & set(range(first, end)):
+            raise ValueError(f"{path.name}: the plan skips {name!r} twice (inside another skipped part)")
+        taken.update(range(first, end))
         skipped.append((cut[first].title, count(path.name, cut[first:end]).exact))
     return estimate(path), skipped
 
@@ -563,7 +567,8 @@ def main(argv: list[str]) -> int:
             print(err)
             return 1
         p = plan()
-        print(f"three-hour plan: {p.total} minutes, {p.slack} of slack; {homework_sentence(p)}")
+        print(f"The three-hour plan takes {p.total} minutes and leaves {p.slack} of slack.")
+        print(_wrap(homework_sentence(p)).replace("**", ""))
         for name in stale:
             print(f"{name}: {'rewritten' if args.write else 'figures differ from the script'}")
         return 1 if stale and not args.write else 0
