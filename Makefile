@@ -29,11 +29,12 @@ $(TEST_STAMP): $(STAMP) requirements-test.txt
 # Jupyter refuses to run as root unless told; containers often run as root.
 AS_ROOT := $(if $(filter 0,$(shell id -u)),--allow-root,)
 
-# Served from the repository root, so links such as ../README.md in a notebook open.
+# Served from the repository root, so links such as ../README.md in a notebook open. LabApp's
+# default_url is the address both the browser and the terminal's printed link open: notebook 00.
 lab: $(STAMP)
 	$(BIN)/jupyter lab $(AS_ROOT) --ServerApp.root_dir=. \
-	    $(if $(PORT),--ServerApp.port=$(PORT) --ServerApp.port_retries=0,) \
-	    notebooks/00_start_here.ipynb
+	    --LabApp.default_url=/lab/tree/notebooks/00_start_here.ipynb \
+	    $(if $(PORT),--ServerApp.port=$(PORT) --ServerApp.port_retries=0,)
 
 # ruff, mypy and pytest all run, so one run shows every finding; any failure fails make test.
 # pyproject.toml adds -rs: the summary says why a test was skipped (the browser test without chromium).

@@ -177,12 +177,26 @@ def test_the_prose_teaches_rather_than_pointing_at_the_tests(path):
                 f"{path.name} cell {i} sends the learner to the test suite: say what is checked instead")
 
 
-def test_the_workshop_arithmetic_starts_from_each_notebooks_own_time():
-    """The README's plan subtracts from each notebook's unrounded estimate: it must be today's."""
+def test_the_readme_and_the_instructors_guide_give_the_scripts_figures():
+    """Every time in README.md and INSTRUCTOR.md is the script's (python tools/estimate_time.py --readme --write)."""
+    plan = estimate_time.plan()
+    assert plan.slack >= estimate_time.MIN_SLACK, f"the three-hour plan leaves {plan.slack} minutes of slack"
+    stale = estimate_time.check_documents(write=False)
+    assert not stale, f"{', '.join(stale)}: run python tools/estimate_time.py --readme --write"
     readme = (ROOT / "README.md").read_text()
-    lines = re.findall(r"^- (\d\d): (\d+\.\d\d) ", readme, re.MULTILINE)
-    assert len(lines) >= 5, "the README's workshop arithmetic is missing"
-    for number, stated in lines:
-        e = estimate_time.estimate(next((ROOT / "notebooks").glob(f"{number}_*.ipynb")))
-        exact = e.words / estimate_time.WORDS_PER_MINUTE + e.code_cells + 8 * len(e.exercises)
-        assert f"{exact:.2f}" == stated, f"README's plan starts {number} from {stated}; the notebook is {exact:.2f}"
+    assert f"{plan.total} minutes**, which leaves **{plan.slack} minutes**" in " ".join(readme.split())
+    assert " ".join(estimate_time.homework_sentence(plan).split()) in " ".join(readme.split())
+
+
+def test_the_readme_check_catches_a_stale_figure(tmp_path):
+    (tmp_path / "notebooks").mkdir()
+    for path in [*LESSONS, ROOT / "notebooks" / "INSTRUCTOR.md"]:
+        (tmp_path / "notebooks" / path.name).write_bytes(path.read_bytes())
+    readme = (ROOT / "README.md").read_text()
+    minutes = estimate_time.estimate(LESSONS[0]).minutes
+    row = re.search(rf"^\| 00 \| .* \| {minutes} min \|$", readme, re.MULTILINE)
+    assert row, "the README's table has no row for 00 with its time"
+    (tmp_path / "README.md").write_text(readme.replace(row.group(), row.group().replace(f"{minutes} min", "1 min")))
+    assert estimate_time.check_documents(write=False, root=tmp_path) == ["README.md"]
+    assert estimate_time.check_documents(write=True, root=tmp_path) == ["README.md"]
+    assert (tmp_path / "README.md").read_text() == readme
