@@ -354,25 +354,28 @@ WORKSHOP = (
     Block("00 Start here", "sections 1–3; exercise 0.1 (predict)",
           "exercises 0.2, 0.3; *Think!*", "00",
           ("Exercise 0.2", "Exercise 0.3", "Think!", "Further reading")),
-    Block("01 Conversation buffer", "sections 1–2; exercise 1.1 (predict)",
-          "sections 3 (the guard) and 4 (token estimates), *Try it*; exercises 1.2–1.4; *Think!*", "01",
-          ("3.", "4.", "Try it", "Exercise 1.2", "Exercise 1.3", "Exercise 1.4", "Think!",
+    Block("01 Conversation buffer", "sections 1–2; exercise 1.1 (build the buffer)",
+          "exercise 1.2 (predict), sections 3 (the guard) and 4 (token estimates), *Try it*; "
+          "exercises 1.3–1.4; *Think!*", "01",
+          ("Exercise 1.2", "3.", "4.", "Try it", "Exercise 1.3", "Exercise 1.4", "Think!",
            "Further reading")),
-    Block("02 Sliding window", "sections 1–3; exercise 2.1 (predict)",
-          "*Try it*, section 4 (token budgets); exercises 2.2–2.4; *Think!*", "02",
-          ("Try it", "4.", "Exercise 2.2", "Exercise 2.3", "Exercise 2.4", "Think!", "Further reading")),
+    Block("02 Sliding window", "sections 1–3; exercise 2.1 (build the window)",
+          "exercise 2.2 (predict), *Try it*, section 4 (token budgets); exercises 2.3–2.4; *Think!*",
+          "02",
+          ("Exercise 2.2", "Try it", "4.", "Exercise 2.3", "Exercise 2.4", "Think!", "Further reading")),
     Block("break", fixed=15),
     Block("tour of 03, 04, 05", "the instructor projects each *Summary* and one output",
           "the three notebooks", fixed=10),
-    Block("06 Hybrid manager", "sections 1, 2, 4 and 5; exercise 6.2 (modify and observe)",
-          "section 3 (never over budget), *Try it*; exercise 6.1; *Think!*", "06",
-          ("3.", "Try it", "Exercise 6.1", "Think!", "Further reading")),
+    Block("06 Hybrid manager", "sections 1, 2 (build the hybrid manager) and 4",
+          "sections 3 (where the budget goes) and 5 (data, not instructions), *Try it*; exercises "
+          "6.1–6.2; *Think!*", "06",
+          ("3.", "5.", "Try it", "Exercise 6.1", "Exercise 6.2", "Think!", "Further reading")),
     Block("07 Compare the strategies",
-          "sections 2–3 and the 30-turn comparison, projected with `make app`; exercise 7.2 (modify and "
-          "observe)", "section 1 (a replay by hand), *What the window pins*, section 4 (three pictures), the "
-          "extraction visualiser; exercises 7.1, 7.3; *Think!*", "07",
-          ("1.", "What the window pins", "4.", "Try it: the memory-extraction", "Exercise 7.1", "Exercise 7.3",
-           "Think!", "Further reading")),
+          "sections 2–3 and the 30-turn comparison, projected with `make app`",
+          "section 1 (a replay by hand), *What the window pins*, section 4 (three pictures), the "
+          "extraction visualiser; exercises 7.1–7.3; *Think!*", "07",
+          ("1.", "What the window pins", "4.", "Try it: the memory-extraction", "Exercise 7.1",
+           "Exercise 7.2", "Exercise 7.3", "Think!", "Further reading")),
     Block("wrap-up", fixed=3),
 )
 HOMEWORK_AFTER = ("03", "04", "05", "08", "09")     # whole notebooks, after what the class skipped
