@@ -303,7 +303,8 @@ def shown_names(notebook: Path) -> set[str]:
     return shown
 
 
-def _top_level_names(tree: ast.Module) -> set[str]:
+def top_level_names(tree: ast.Module) -> set[str]:
+    """Every name a module defines at its top level: functions, classes, assigned names."""
     names = set()
     for node in tree.body:
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
@@ -319,7 +320,7 @@ def taught_by(source: Source, module: str, notebooks: Path = NOTEBOOKS,
     """The first notebook that teaches ``module``: its docstring links it and its code cells show
     a name the module defines. None if no notebook does."""
     shown = {} if shown is None else shown
-    defines = _top_level_names(source.trees[module])
+    defines = top_level_names(source.trees[module])
     teaching = []
     for link in _links(ast.get_docstring(source.trees[module])):
         path = notebooks / link

@@ -24,7 +24,7 @@ except ModuleNotFoundError:      # Python 3.10: requirements-test.txt pins tomli
 
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "tools"))
-from reading_load import (LIMIT, NOT_YET_UNDER, Import, Source, graph, imports, lines, module_name,  # noqa: E402
+from reading_load import (LIMIT, NOT_YET_UNDER, top_level_names, Import, Source, graph, imports, lines, module_name,  # noqa: E402
                           modules, reading_loads, shown_names, taught_by)
 
 PACKAGE = ROOT / "teachmem"
@@ -337,14 +337,7 @@ def _names_used(notebook: Path) -> set[str]:
 
 def _defined(tree: ast.Module) -> set[str]:
     """The public names a module defines at its top level."""
-    names = set()
-    for node in tree.body:
-        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-            names.add(node.name)
-        elif isinstance(node, (ast.Assign, ast.AnnAssign)):
-            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
-            names |= {n.id for t in targets for n in ast.walk(t) if isinstance(n, ast.Name)}
-    return {n for n in names if not n.startswith("_")}
+    return {n for n in top_level_names(tree) if not n.startswith("_")}
 
 
 def _docstrings(tree: ast.Module, module: str):

@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 NOTEBOOK_00 = "/lab/tree/notebooks/00_start_here.ipynb"
 ADDRESS = re.compile(r"(http://(?:localhost|127\.0\.0\.1):\d+/\S*)")
 STARTUP_SECONDS = 90

@@ -234,3 +234,16 @@ def test_a_process_that_exits_without_stop_leaves_no_server_behind():
         assert done.returncode == 0, done.stderr
         pid = int(done.stdout.split()[-1])
         assert not psutil.pid_exists(pid) or psutil.Process(pid).status() == psutil.STATUS_ZOMBIE
+
+
+def test_a_query_the_embedder_cannot_read_matches_nothing_in_both(both):
+    """A query of no word the embedder knows is a zero vector: pgvector's cosine distance to it is
+    NaN, which once reached the bound's logarithm (ValueError) and sorted above every number."""
+    numpy_store, pg_store = both
+    query = "\\\U000ece7a"
+    assert not pg_store.embedder.embed([query])[0].any()
+    expected = numpy_store.explain(query, 3)
+    got = pg_store.explain(query, 3)
+    assert [h["relevance"] for h in got] == [0.0, 0.0, 0.0] == [h["relevance"] for h in expected]
+    assert [h["cosine"] for h in got] == [0.0, 0.0, 0.0]
+    assert [h["text"] for h in got] == [h["text"] for h in expected]

@@ -24,25 +24,6 @@ def code_cells(path):
     return {c["id"]: "".join(c["source"]) for c in json.loads(path.read_text())["cells"] if c["cell_type"] == "code"}
 
 
-class PinsByScore(s02.MyWindow):
-    """Right pins, sent best first instead of in conversation order."""
-
-    def window_indices(self):
-        n = len(self.all_messages)
-        if n <= self.recent_k + self.important_k:
-            return list(range(n))
-        best = sorted(range(n - self.recent_k), key=lambda i: -self.importance[i])[:self.important_k]
-        return best + list(range(n - self.recent_k, n))
-
-
-def test_2_1_pins_out_of_conversation_order_fail(capsys):
-    """The checker's cases never had a later pin outscoring an earlier one, so score order passed."""
-    assert not window.check_window_class(PinsByScore)
-    assert "the right messages in the wrong order: the pins first, as they were said" in \
-        unwrapped(capsys.readouterr().out)
-    assert window.check_window_class(s02.MyWindow)
-
-
 @pytest.mark.parametrize("about_this_chat", [
     lambda text: 1.0 if "pytest" in text else importance_rules(text),
     lambda text: min(importance_rules(text) + (0.3 if "tests" in text.lower() else 0.0), 1.0),

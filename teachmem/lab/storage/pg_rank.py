@@ -32,7 +32,8 @@ except ImportError:
 
 SCORED = """
 WITH candidates AS @HOW@ (
-    SELECT seq, text, memory_type, importance, created, embedding <=> %(query)s AS distance
+    SELECT seq, text, memory_type, importance, created,
+           coalesce(nullif(embedding <=> %(query)s, 'NaN'), 1) AS distance   -- a zero vector: no match
     FROM memories
     WHERE retired IS NULL {filters}@CHOICE@
 ), scored AS (
