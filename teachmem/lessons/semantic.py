@@ -115,30 +115,46 @@ def _unseen_conversation(seed: int) -> tuple[list[tuple], datetime]:
     return events, when + timedelta(days=rng.randint(0, 40))
 
 
-def _library_answers(events: list[tuple], now: datetime, k: int) -> dict[str, list[str]]:
-    """The library's top ``k`` texts for each question (no recall recorded), replies inheriting nothing."""
+def _library_answers(events: list[tuple], now: datetime) -> dict[str, list[dict]]:
+    """The library's whole ranking for each question (no recall recorded), replies inheriting
+    nothing: each hit with its score and the score's parts."""
     store = SemanticMemoryStore(reply_weight=0)
     for role, said, importance, when, is_fact in events:
         if is_fact:
             store.store(said, "fact", importance, when)
         else:
             store.store(f"{role}: {said}", "message", importance, when)
-    return {q: [hit["text"] for hit in store.explain(q, k, now)] for q in _QUESTIONS}
+    return {q: store.explain(q, len(store), now) for q in _QUESTIONS}
 
 
-def _retrieval_difference(question: str, got, want: list[str], replaced: dict) -> str | None:
-    """One line naming how ``got`` (the learner's top texts) differs from ``want``, or None."""
+def _parts(hit: dict | None) -> str:
+    """How the library scores a memory: ``0.12 = relevance 0.3 × recency 0.6 × (½ + ½·0.4)``."""
+    if hit is None:
+        return "not a live memory in the library"
+    return (f"{hit['score']:.2g} = relevance {hit['relevance']:.2g} × recency {hit['recency']:.2g} × "
+            f"(½ + ½·{hit['importance']:.2g})")
+
+
+def _retrieval_difference(case: str, question: str, got, ranking: list[dict],
+                          replaced: dict) -> str | None:
+    """One line naming how ``got`` (the learner's top texts) differs from the library's top three
+    of ``ranking``, with the library's score parts for the two memories that differ, or None."""
+    want = [hit["text"] for hit in ranking[:3]]
     if not isinstance(got, list) or not all(isinstance(text, str) for text in got):
         return f"retrieve() should return a list of texts, best first; got {short(repr(got), 50)}"
     if got == want:
         return None
     stale = next((text for text in got if text in replaced), None)
     if stale is not None:
-        return f"{short(stale, 24)!r} is returned, but {short(replaced[stale], 24)!r} replaced it"
+        return (f"{case}: {short(stale, 24)!r} is returned, but {short(replaced[stale], 24)!r} "
+                "replaced it (retire it in add, and keep only live memories in retrieve)")
     if len(got) != len(want):
-        return f"{question!r}: yours returns {len(got)} memories, {len(want)} wanted"
+        return f"{case}, {question!r}: yours returns {len(got)} memories, {len(want)} wanted"
     index = next(i for i, (mine, theirs) in enumerate(zip(got, want, strict=True)) if mine != theirs)
-    return f"{question!r}: memory {index + 1} should be {short(want[index], 28)!r}"
+    by_text = {hit["text"]: hit for hit in ranking}
+    return (f"{case}, {question!r}: memory {index + 1} should be {short(want[index], 28)!r}, "
+            f"scored {_parts(by_text[want[index]])}; yours is {short(got[index], 28)!r}, which the "
+            f"library scores {_parts(by_text.get(got[index]))}")
 
 
 @class_checker("semantic store")
@@ -151,16 +167,16 @@ def check_semantic_class(cls: type) -> str | None:
     """
     for seed in (1, 2, 3):
         events, now = _unseen_conversation(seed)
-        wanted = _library_answers(events, now, 3)
+        rankings = _library_answers(events, now)
         replaced = {old: new for old, new in _FACTS if any(said == new for _, said, *_ in events)}
         case = f"unseen conversation {seed} ({len(events)} memories)"
         with own_code():
             mine = cls()
             for role, said, importance, when, is_fact in events:
                 mine.add(role, said, importance=importance, timestamp=when, fact=is_fact)
-            for question, want in wanted.items():
+            for question, ranking in rankings.items():
                 got = mine.retrieve(question, 3, now)
-                problem = _retrieval_difference(question, got, want, replaced)
+                problem = _retrieval_difference(case, question, got, ranking, replaced)
                 if problem:
                     return problem
             sent = mine.context(_QUESTIONS[0])

@@ -101,7 +101,7 @@ def _window_difference(cls: type, seed: int, recent_k: int, important_k: int) ->
         mine = cls(recent_k, important_k)
         for n, (role, content) in enumerate(said, start=1):
             mine.add(role, content, turn=n)
-            case = f"unseen conversation {seed} (recent_k={recent_k}, important_k={important_k}), message {n}"
+            case = f"unseen conversation {seed} (recent_k={recent_k}, important_k={important_k}), after message {n}"
             sent = mine.context()
             if not isinstance(sent, list):
                 return f"{case}, context() should return a list of messages, got {type(sent).__name__}"
@@ -109,10 +109,27 @@ def _window_difference(cls: type, seed: int, recent_k: int, important_k: int) ->
             if sent != want and sorted(map(str, sent)) == sorted(map(str, want)):
                 return (f"{case}, you send the right messages in the wrong order: the pins first, "
                         "as they were said, then the recent ones")
-            problem = first_context_difference(case, sent, want)
+            problem = _sent_difference(case, sent, want, library)
             if problem:
                 return problem
     return None
+
+
+def _sent_difference(case: str, sent: list, want: list[dict], library: SlidingWindowMemory) -> str | None:
+    """``first_context_difference``, and when two messages differ, the scores the library gave them:
+    the reply weight or the tie rule is then plain to see."""
+    problem = first_context_difference(case, sent, want)
+    index = next((i for i, (mine, theirs) in enumerate(zip(sent, want, strict=False)) if mine != theirs), None)
+    if problem is None or index is None:
+        return problem
+    scores = {(m.role, m.content): s for m, s in zip(library.all_messages, library.importance, strict=True)}
+    theirs = scores.get((want[index]["role"], want[index]["content"]))
+    mine = scores.get((sent[index].get("role"), sent[index].get("content"))) if isinstance(sent[index], dict) else None
+    if theirs is None or mine is None:
+        return problem
+    rule = ("the same score: among equal scores the older message is pinned" if theirs == mine else
+            "a reply (role \"assistant\") counts half its importance_rules score")
+    return f"{problem} (the library scores them {theirs:.3g} and {mine:.3g}; {rule})"
 
 
 @class_checker("your window")

@@ -173,10 +173,10 @@ def test_02_the_skeleton_is_not_implemented_yet(capsys):
 
 
 @pytest.mark.parametrize("wrong, says", [
-    (ForgetsTheHalfWeight, "(recent_k=4, important_k=3), message 8, message 2 should be 'user: Do they take"),
+    (ForgetsTheHalfWeight, "(recent_k=4, important_k=3), after message 8, message 2 should be 'user: Do they take"),
     (PinsByScore, "you send the right messages in the wrong order: the pins first, as they were said"),
-    (TiesToTheNewer, "(recent_k=1, important_k=4), message 6, message 2 should be 'assistant: Happy"),
-    (NoPins, "(recent_k=3, important_k=2), message 4, message 1 should be 'user: My partner Tomas"),
+    (TiesToTheNewer, "(recent_k=1, important_k=4), after message 6, message 2 should be 'assistant: Happy"),
+    (NoPins, "(recent_k=3, important_k=2), after message 4, message 1 should be 'user: My partner Tomas"),
 ])
 def test_02_plausible_wrong_windows_fail_with_their_own_line(wrong, says, capsys):
     passed, out = _verdict(window.check_window_class, wrong, capsys)
