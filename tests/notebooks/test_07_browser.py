@@ -394,6 +394,7 @@ def test_make_app_page_projects_the_comparison_at_1280x720(browser, tmp_path):
         text = page.locator("body").inner_text()
         assert "NotImplementedError" not in text and "Exercise" not in text and "check_" not in text
         _slide_and_check(page, box, "voila", 1, 17)
+        _extraction_marks(page, 17)            # the message below followed the turn, untouched
         extraction = page.locator(".widget-vbox").filter(has_text="The message of turn ").first
         _set_slider(page, extraction, 17)
         _extraction_marks(page, 17)
