@@ -321,7 +321,8 @@ Written as a set: {'buffer', 'summary'}"
     rewritten = _as_kind(prediction, kind)
     named = {set: "set", int: "whole number", str: "word"}.get(kind, kind.__name__)
     also = f". Written as a {named}: {_shown(rewritten)}" if rewritten is not None else ""
-    return f"the prediction is {wanted}, written by hand; you wrote a {written}{also}"
+    article = "an" if written[0] in "aeiou" else "a"
+    return f"the prediction is {wanted}, written by hand; you wrote {article} {written}{also}"
 
 
 def _as_kind(value: Any, kind: type) -> Any:
