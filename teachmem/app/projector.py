@@ -50,9 +50,28 @@ NO_POINTS = np.empty((0, 2))
 # so ``prerender``'s thread and a widget's callback never draw at the same time, on one chart or on two.
 DRAWING = threading.Lock()
 # Chart text sizes, in points: at the chart's 100 dpi, shown at its own width, 12 pt is 16.7 CSS pixels,
-# what a projected screen needs to be read from the back of a room.
-TEXT_PT, TITLE_PT = 12, 13
+# what a projected screen needs to be read from the back of a room; the numbers and names on the axes,
+# read most, are larger still.
+TEXT_PT, TICK_PT, TITLE_PT = 12, 14, 13
 LATER = ":"        # the line style of the turns still to come: dotted
+# Each strategy's colour and marker on the tokens panel: Okabe–Ito colours (safe with every common colour
+# blindness) chosen so that lines running close never share a hue (amber and vermilion, blue and sky blue
+# look alike on a projector). Six need one such pair: the buffer and entity memory, the top and bottom
+# lines. Every line also has its own marker, so a colour is never the only difference.
+STRATEGY_STYLES: dict[str, tuple[str, str]] = {
+    "buffer": ("#0072B2", "o"), "window": ("#000000", "s"), "summary": ("#009E73", "^"),
+    "entity": ("#56B4E9", "D"), "semantic": ("#CC79A7", "v"), "hybrid": ("#D55E00", "P"),
+}
+OTHER_MARKERS = ("X", "*", "h", "<", ">")
+
+
+def strategy_style(names: Sequence[str]) -> dict[str, tuple[str, str]]:
+    """(colour, marker) for each of ``names``: ``STRATEGY_STYLES`` for the six the series compares, and for
+    any other name a colour and a marker none of them uses."""
+    spare = [c for c in OKABE_ITO if c not in {colour for colour, _ in STRATEGY_STYLES.values()}]
+    others = [name for name in names if name not in STRATEGY_STYLES]
+    extra = {name: (spare[i % len(spare)], OTHER_MARKERS[i % len(OTHER_MARKERS)]) for i, name in enumerate(others)}
+    return {name: STRATEGY_STYLES.get(name) or extra[name] for name in names}
 
 
 def whole_pixels(bounds: tuple[float, float, float, float], width: float, height: float) -> tuple[float, float, float, float]:
@@ -100,12 +119,12 @@ class ComparisonChart:
         self.replay, self.names = replay, replay.strategies
         self.fig = Figure(figsize=(width, height), dpi=100, layout="constrained")
         self.canvas = FigureCanvasAgg(self.fig)
-        ax_tokens, ax_facts, ax_recall = self.fig.subplots(1, 3, width_ratios=[1.5, 0.9, 0.85])
+        ax_tokens, ax_facts, ax_recall = self.fig.subplots(1, 3, width_ratios=[1.7, 1.0, 0.75])
         self._tokens_panel(ax_tokens)
         self._facts_panel(ax_facts)
         self._recall_panel(ax_recall)
         for ax in self.fig.axes:
-            ax.tick_params(labelsize=TEXT_PT)
+            ax.tick_params(labelsize=TICK_PT)
         self._pngs: dict[int, bytes] = {}
         self.moving = sorted([*self.lines, *self.dots, self.marker, *self.states.values(), *self.recalled,
                               *self.leaked, *self.counts], key=lambda artist: artist.get_zorder())
@@ -123,12 +142,15 @@ class ComparisonChart:
     def _tokens_panel(self, ax: Axes) -> None:
         turns = np.arange(1, len(self.replay.scenario) + 1)
         self.ax_tokens, self.lines, self.dots, self.later = ax, [], [], []
+        styles = strategy_style(self.names)
         for i, name in enumerate(self.names):
-            colour = OKABE_ITO[i % len(OKABE_ITO)]     # the turns still to come: the same colour, dotted and thin
+            colour, marker = styles[name]      # the turns still to come: the same colour, dotted and thin
             self.later.append(ax.plot(turns, self.replay.tokens(name), color=colour, lw=1.6, ls=LATER)[0])
-            self.lines.append(ax.plot([], [], color=colour, lw=2.6, label=name)[0])
-            self.dots.append(ax.plot([], [], "o", color=colour, ms=7)[0])
-        self.marker = ax.axvline(1, color="0.3", lw=1.6, label="this turn")
+            # a marker every third turn, each line on other turns, so lines that coincide still show each one
+            self.lines.append(ax.plot([], [], color=colour, lw=2.6, marker=marker, ms=7, markevery=(i % 3, 3),
+                                      label=name)[0])
+            self.dots.append(ax.plot([], [], marker=marker, color=colour, ms=10, ls="")[0])
+        self.marker = ax.axvline(1, color="0.55", lw=1.6, label="this turn")
         ax.plot([], [], color="0.3", lw=1.6, ls=LATER, label="turns to come")     # a key for the dotted lines
         top = max(max(self.replay.tokens(n)) for n in self.names)
         ax.set(xlim=(0.5, len(turns) + 0.5), ylim=(0, top * 1.12))
@@ -362,3 +384,15 @@ class ExtractionWidget(ipywidgets.VBox):
 
     def __repr__(self) -> str:
         return f"ExtractionWidget(message {self.slider.value} of {len(self.extracted)})"
+
+
+def link_turns(comparison: ComparisonWidget, extraction: ExtractionWidget) -> ipywidgets.link:
+    """Keep ``extraction``'s message on ``comparison``'s turn, both ways: moving either slider (or pressing ▶)
+    moves the other. The link runs in the kernel, so JupyterLab and Voilà behave alike; both must cover the
+    same turns, else a ValueError.
+    """
+    turns, messages = comparison.slider, extraction.slider
+    if (turns.min, turns.max) != (messages.min, messages.max):
+        raise ValueError(f"the extraction must cover the comparison's turns {turns.min} to {turns.max}, "
+                         f"got {messages.min} to {messages.max}")
+    return ipywidgets.link((turns, "value"), (messages, "value"))

@@ -291,14 +291,57 @@ def prediction_problem(prediction: Any, actual: Any, why: str) -> str | None:
     right prediction too, since the reason is the point.
     """
     if callable(prediction) or type(prediction) is not type(actual):
-        kind = {set: "set of names", str: "word in quotes", int: "whole number"}.get(type(actual), "value")
-        return f"write your prediction by hand, as a {kind}, not code that computes it (got a {type(prediction).__name__})"
+        return _wrong_kind(prediction, type(actual))
     if prediction != actual:
         return f"you predicted {_shown(prediction)}, the run gives {_shown(actual)}. {why}"
     print(wrapped(f"Right: {_shown(actual)}. {why}"))
     return None
 
 
+# What each kind of prediction looks like, in the words its message uses.
+PREDICTION_KINDS = {set: "a set of names in braces", str: "a word in quotes", int: "a whole number, without quotes"}
+
+
+def _wrong_kind(prediction: Any, kind: type) -> str:
+    """Why ``prediction`` is not of the ``kind`` asked for: what was expected, what was written, and, when
+    the value plainly means one, the same prediction written as that kind.
+
+    >>> _wrong_kind("buffer, summary", set)
+    "the prediction is a set of names in braces, written by hand; you wrote a str, 'buffer, summary'. \
+Written as a set: {'buffer', 'summary'}"
+    >>> _wrong_kind(lambda: 3, int)
+    'the prediction is a whole number, without quotes, written by hand; you wrote a function, code that computes it'
+    """
+    wanted = PREDICTION_KINDS.get(kind, f"a {kind.__name__}")
+    if callable(prediction):
+        return f"the prediction is {wanted}, written by hand; you wrote a function, code that computes it"
+    written = type(prediction).__name__
+    if isinstance(prediction, (str, int, float, list, tuple, frozenset, dict)) and len(repr(prediction)) <= 60:
+        written += f", {_shown(prediction)}"
+    rewritten = _as_kind(prediction, kind)
+    named = {set: "set", int: "whole number", str: "word"}.get(kind, kind.__name__)
+    also = f". Written as a {named}: {_shown(rewritten)}" if rewritten is not None else ""
+    article = "an" if written[0] in "aeiou" else "a"
+    return f"the prediction is {wanted}, written by hand; you wrote {article} {written}{also}"
+
+
+def _as_kind(value: Any, kind: type) -> Any:
+    """``value`` as a prediction of ``kind`` when it plainly means one ("buffer" is the set {"buffer"}), else None."""
+    if kind is set and value == {}:
+        return set()                                  # {} is an empty dict; the empty set is set()
+    if kind is set and isinstance(value, str):
+        return {name.strip() for name in value.split(",") if name.strip()} or None
+    if kind is set and isinstance(value, (list, tuple, frozenset)) and all(isinstance(v, str) for v in value):
+        return set(value)
+    if kind is int and isinstance(value, str) and value.strip().isdigit():
+        return int(value)
+    if kind is int and isinstance(value, float) and value.is_integer():
+        return int(value)
+    return None
+
+
 def _shown(value: Any) -> str:
     """A prediction as a learner wrote it: sets sorted, so the sentence is the same on every run."""
-    return "{" + ", ".join(repr(v) for v in sorted(value)) + "}" if isinstance(value, (set, frozenset)) else repr(value)
+    if isinstance(value, (set, frozenset)):
+        return "{" + ", ".join(repr(v) for v in sorted(value)) + "}" if value else "set()"
+    return repr(value)

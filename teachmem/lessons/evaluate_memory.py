@@ -4,6 +4,7 @@ Taught in notebooks/08_evaluate_memory.ipynb.
 """
 from __future__ import annotations
 
+import textwrap
 from collections.abc import Callable
 from datetime import datetime
 
@@ -15,9 +16,9 @@ from matplotlib.patches import Patch
 from teachmem.lab.evaluation.scenario_scores import METRICS, Scoreboard, default_strategies, evaluate
 from teachmem.lab.replay import replay
 from teachmem.lab.scenarios import Fact, Question, Scenario, Turn, load_scenario
-from teachmem.lessons.common import (OKABE_ITO, after_prediction as after_prediction, answer_checker, checker,
-                                     differs, explore as explore, figure, first_problem, mark, prediction_problem,
-                                     short, wrapped as wrapped)
+from teachmem.lessons.common import (OKABE_ITO, OUTPUT_WIDTH, after_prediction as after_prediction, answer_checker,
+                                     checker, differs, explore as explore, figure, first_problem, mark,
+                                     prediction_problem, wrapped as wrapped)
 
 
 # ---------------------------------------------------------------- exercise 8.1: a prediction
@@ -119,23 +120,26 @@ def _number(value: float | None) -> float:
     return float("nan") if value is None else value
 
 
-def _end_rows(marks: list[str], width: int = 90) -> list[str]:
-    """The end-of-conversation marks on rows of at most ``width``, wrapped between facts, never inside one."""
+def _rows(items: list[str], width: int = 96) -> list[str]:
+    """``items`` on rows of at most ``width``, three spaces apart and indented three, wrapped between items,
+    never inside one."""
     rows, row = [], ""
-    for item in marks:
-        if row and len(row) + len(item) > width:
-            rows.append(row.rstrip())
+    for item in items:
+        if row and len(row) + 3 + len(item) > width:
+            rows.append(row)
             row = ""
-        row += ("   " if not row else "") + item + "   "
-    return rows + ([row.rstrip()] if row else [])
+        row += "   " + item
+    return rows + ([row] if row else [])
 
 
 def probe_view(board: Scoreboard, scenario: str, strategy: str) -> str:
     """How ``strategy`` did on each probe of ``scenario``, and on every fact asked at the end.
 
-    ``board`` is a ``teachmem.evaluate.Scoreboard``. ✓/✗ after "needs" say
-    whether the context on the question's turn mentioned each needed fact;
-    after "avoid", whether it kept clear of a fact it must not use.
+    ``board`` is a ``teachmem.evaluate.Scoreboard``. Each probe says in words
+    whether it was answered, then shows its question whole. ✓ and ✗ mean one
+    thing everywhere: the context mentions the fact, or it does not ("needs"
+    and the facts asked at the end). A fact the probe must avoid is followed by
+    words instead: "(sent)" when the context mentions it, "(left out)" when not.
 
     Taught in notebooks/08_evaluate_memory.ipynb.
     """
@@ -145,17 +149,20 @@ def probe_view(board: Scoreboard, scenario: str, strategy: str) -> str:
     lines = [f"{strategy} on {scenario}: {answered} of {len(result.probes)} probes answered, "
              f"{result.tokens_per_turn:.0f} tokens a turn, {result.model_calls} model calls"]
     for p in result.probes:
-        lines.append(f"turn {p.turn:>2} {mark(p.answered)} {short(p.question, 66)}")
-        lines.append("   needs  " + "   ".join(f"{mark(i in p.mentioned)} {value[i]}" for i in p.needs))
+        verdict = "answered" if p.answered else "not answered"
+        lines.append(textwrap.fill(f"turn {p.turn:>2}, {verdict}: {' '.join(p.question.split())}", OUTPUT_WIDTH,
+                                   subsequent_indent="      "))
+        lines += [f"   needs{row}" for row in _rows([f"{mark(i in p.mentioned)} {value[i]}" for i in p.needs], 91)]
         if p.avoid:
-            lines.append("   avoid  " + "   ".join(f"{mark(i not in p.mentioned)} {value[i]}" for i in p.avoid))
+            lines += [f"   avoid{row}" for row in _rows([f"{value[i]} ({'sent' if i in p.mentioned else 'left out'})"
+                                                          for i in p.avoid], 91)]
         others = len(p.mentioned - set(p.needs))
         lines.append(f"   the context mentions {len(p.mentioned)} fact{'' if len(p.mentioned) == 1 else 's'}, "
                      f"{others} not needed: "
                      f"coverage {p.coverage:.2f}, precision {p.precision:.2f}")
     lines.append(f"after the last turn, asked each current fact's own question: "
                  f"{sum(result.end.values())} of {len(result.end)} brought up")
-    return "\n".join(lines + _end_rows([f"{mark(ok)} {value[i]}" for i, ok in result.end.items()]))
+    return "\n".join(lines + _rows([f"{mark(ok)} {value[i]}" for i, ok in result.end.items()]))
 
 
 def plot_scoreboard(board: Scoreboard, metrics: tuple[str, ...] = ("probe_accuracy", "end_accuracy",

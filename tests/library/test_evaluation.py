@@ -1,5 +1,6 @@
 """teachmem.evaluate: every metric on tiny hand-made cases, the scoreboard, the CLI, the notebook 08 helpers."""
 import json
+import re
 import subprocess
 import sys
 import threading
@@ -12,6 +13,7 @@ from teachmem.lessons import evaluate_memory as check
 from teachmem.core.clock import ManualClock
 from teachmem.lab.evaluation.scenario_scores import (METRICS, Scoreboard, duplicate_fraction, evaluate, load_scenarios,
                                recall_coverage, recall_precision, text_table)
+from teachmem.lab.evaluation.scoreboard import LEAKS_AND_COSTS, REMEMBERS
 from teachmem.lessons.evaluate_memory import plot_cost_vs_quality, plot_scoreboard, probe_view
 from teachmem.lab.replay import replay
 from teachmem.lab.scenarios import Scenario
@@ -260,6 +262,27 @@ def test_scoreboard_tables_are_sorted_and_rounded(board):
         board.get("ghost", "project_30")
 
 
+def test_scoreboard_tables_fit_the_page_and_say_where_each_metric_applies(board):
+    """One table of eleven columns ran past the page, showed 357.3 tokens, and said "mean over 6 scenarios"
+    above a deletion column measured on one."""
+    text = board.tables()
+    tables = [block.splitlines() for block in text.split("\n\n")[1:3]]
+    for lines, metrics in zip(tables, (REMEMBERS, LEAKS_AND_COSTS), strict=True):
+        header = lines[1].split()
+        assert len(header) <= 7 and len(header) == 1 + len(metrics)
+        assert [r.split()[0] for r in lines[3:]] == board.ranking()
+    assert set(REMEMBERS) | set(LEAKS_AND_COSTS) == {name for name, _, _ in METRICS}
+    assert max(map(len, text.splitlines())) <= 100
+    assert "deleted↓ is measured where the user asks to forget: on forget_address alone." in text
+    assert "stale↓ is measured where a fact is replaced: on 5 of the 6 scenarios, all but forget_address." in text
+    figures = re.findall(r"\d+\.?\d*", "\n".join(line for lines in tables for line in lines[3:]))
+    assert all(len(f.replace(".", "").lstrip("0")) <= 3 for f in figures), figures
+    buffer = next(r for r in tables[1] if r.startswith("buffer")).split()
+    assert buffer[4] == f"{board.metrics('buffer')['tokens_per_turn']:.0f}"
+    one = board.tables("forget_address")
+    assert one.startswith("scenario forget_address") and "is measured" not in one
+
+
 def test_boards_add_up(tiny):
     ours = evaluate({"nothing": Nothing}, [tiny], progress=False)
     theirs = evaluate({"buffer": ConversationBuffer}, [tiny], progress=False)
@@ -281,11 +304,18 @@ def test_probe_view_every_choice(board):
             result = board.get(name, scenario)
             assert text.startswith(f"{name} on {scenario}: {sum(p.answered for p in result.probes)} of "
                                    f"{len(result.probes)} probes answered")
-            marks = [line.split()[2] for line in text.splitlines() if line.startswith("turn ")]
-            assert marks == ["✓" if p.answered else "✗" for p in result.probes]
+            verdicts = [line.split(":")[0].split(", ")[1] for line in text.splitlines() if line.startswith("turn ")]
+            assert verdicts == ["answered" if p.answered else "not answered" for p in result.probes]
             assert f"{sum(result.end.values())} of {len(result.end)} brought up" in text
-            assert text.count("✓") + text.count("✗") == len(result.probes) + sum(
-                len(p.needs) + len(p.avoid) for p in result.probes) + len(result.end)
+            # ✓ and ✗ mean one thing: mentioned or not, for each needed fact and each fact asked at the end
+            assert text.count("✓") == sum(len(set(p.needs) & p.mentioned) for p in result.probes) + \
+                sum(result.end.values())
+            assert text.count("✗") == sum(len(set(p.needs) - p.mentioned) for p in result.probes) + \
+                sum(not ok for ok in result.end.values())
+            # a fact to avoid is followed by words: (sent) when the context mentions it
+            assert text.count("(sent)") == sum(len(set(p.avoid) & p.mentioned) for p in result.probes)
+            assert text.count("(left out)") == sum(len(set(p.avoid) - p.mentioned) for p in result.probes)
+            assert all(len(line) <= 100 for line in text.splitlines()) and "…" not in text
 
 
 def test_probe_view_in_a_widget(board):

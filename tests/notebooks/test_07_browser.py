@@ -394,12 +394,14 @@ def test_make_app_page_projects_the_comparison_at_1280x720(browser, tmp_path):
         text = page.locator("body").inner_text()
         assert "NotImplementedError" not in text and "Exercise" not in text and "check_" not in text
         _slide_and_check(page, box, "voila", 1, 17)
+        _set_slider(page, box, 17)
+        _wait_for_turn(box, 17)
+        _extraction_marks(page, 17)            # the message below followed the turn, untouched
         extraction = page.locator(".widget-vbox").filter(has_text="The message of turn ").first
-        _set_slider(page, extraction, 17)
-        _extraction_marks(page, 17)
         # Turn 29: the ids the learner sees are explained, and a write that took no words says so as information.
         _set_slider(page, extraction, 29)
         _extraction_marks(page, 29)
+        _wait_for_turn(box, 29)                # and the turn above followed the message
         said = page.locator(".widget-html-content").filter(has_text="The message of turn 29 ").first
         assert "m29 is message 29 of the conversation" in said.text_content()
         assert "s28 is the semantic store's memory number 28: it counts from s0" in said.text_content()

@@ -385,3 +385,57 @@ def test_compact_widgets_put_the_table_and_each_system_right_under_the_slider():
     assert "<b>entity</b>" in extraction_html(EXTRACTED, 17, PROJECT) and "MySQL" in _marked(systems.children[2].value)
     with pytest.raises(ValueError, match=r"systems must name systems of the extraction .*got \['hybrid'\]"):
         extraction_html(EXTRACTED, 17, PROJECT, ("hybrid",))
+
+
+# ---------------------------------------------------------------- make app, as issue 25's learner projected it
+def test_moving_the_turn_moves_the_message_below_and_back():
+    """The lower "message" slider stayed where it was when the turn moved."""
+    from teachmem.app.projector import link_turns
+    comparison, extraction = ComparisonWidget(RESULTS, turn=3), ExtractionWidget(extractions(PROJECT), PROJECT, turn=3)
+    link_turns(comparison, extraction)
+    comparison.slider.value = 17
+    assert extraction.slider.value == 17 and extraction.view.value == extraction_html(extractions(PROJECT), 17, PROJECT)
+    extraction.slider.value = 29
+    assert comparison.slider.value == 29 and comparison.image.value == CHART.png(29)
+    comparison.play.value = 5                                   # ▶ moves the turn (jslinked in the browser)
+    comparison.slider.value = comparison.play.value
+    assert extraction.slider.value == 5
+    with pytest.raises(ValueError, match="the extraction must cover the comparison's turns 1 to 30, got 17 to 18"):
+        link_turns(comparison, ExtractionWidget(EXTRACTED, PROJECT, turn=17))
+
+
+def test_the_app_page_links_its_two_sliders():
+    import nbformat
+    from conftest import ROOT
+    page = nbformat.read(ROOT / "notebooks" / "app" / "compare_live.ipynb", as_version=4)
+    code = "\n".join(c.source for c in page.cells if c.cell_type == "code")
+    assert "comparison = projector.ComparisonWidget(" in code and "projector.link_turns(comparison, extraction)" in code
+
+
+# Okabe–Ito pairs a projector washes into one: amber and vermilion, blue and sky blue, amber and yellow.
+NEAR_HUES = [{"#E69F00", "#D55E00"}, {"#0072B2", "#56B4E9"}, {"#E69F00", "#F0E442"}]
+
+
+def test_lines_that_run_close_differ_in_hue_and_every_line_in_marker():
+    """Window (amber) and hybrid (orange), buffer and semantic (two blues) were told apart by nobody at the back."""
+    from matplotlib.colors import to_hex
+    from teachmem.lessons.common import OKABE_ITO
+    colour = {line.get_label(): to_hex(line.get_color()).upper() for line in CHART.lines}
+    assert set(colour.values()) <= {c.upper() for c in OKABE_ITO} and len(set(colour.values())) == len(colour)
+    markers = [line.get_marker() for line in CHART.lines]
+    assert len(set(markers)) == len(markers) and all(m not in (None, "None", "") for m in markers)
+    assert [dot.get_marker() for dot in CHART.dots] == markers
+    for a, b in [("window", "hybrid"), ("buffer", "semantic")]:
+        assert {colour[a], colour[b]} not in NEAR_HUES, (a, b)
+    tokens = {name: np.array(RESULTS.tokens(name)) for name in RESULTS.strategies}
+    near = [(a, b) for a in colour for b in colour if a < b and {colour[a], colour[b]} in NEAR_HUES]
+    gap = {(a, b): np.median(abs(tokens[a] - tokens[b])) for a in tokens for b in tokens if a < b}
+    assert len(near) <= 1 and all(gap[pair] == max(gap.values()) for pair in near), near   # top line and bottom
+
+
+def test_tick_labels_are_projector_size():
+    """The tick labels were 12 pt, small from the back of a room: the numbers and names on the axes are read most."""
+    for ax in CHART.fig.axes:
+        for label in [*ax.get_xticklabels(), *ax.get_yticklabels()]:
+            if label.get_text():
+                assert label.get_fontsize() >= 14, (label.get_text(), label.get_fontsize())

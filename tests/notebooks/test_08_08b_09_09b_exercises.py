@@ -46,6 +46,17 @@ def test_8_1_prediction(capsys):
     assert "not answered yet" in capsys.readouterr().out
 
 
+@pytest.mark.parametrize("written, rewritten", [
+    ("buffer", "{'buffer'}"), ("buffer, summary", "{'buffer', 'summary'}"),
+    (["buffer", "summary"], "{'buffer', 'summary'}"), (("window",), "{'window'}"), ({}, "set()")])
+def test_8_1_a_prediction_of_the_wrong_kind_is_told_what_kind_is_expected_and_how_to_write_it(written, rewritten,
+                                                                                              capsys):
+    """"buffer" got "not code that computes it (got a str)": it said neither what was expected nor what differed."""
+    said = fails(lesson08.check_still_sends(written), capsys)
+    assert "a set of names in braces" in said and f"you wrote a {type(written).__name__}, {written!r}" in said
+    assert said.rstrip().endswith(f"Written as a set: {rewritten}") and "computes it" not in said
+
+
 # ------------------------------------------------------------------ 8.2 · turns to forget
 def _forget_from_first_absence(holds_by_turn, deleted_on):     # ignores a fact that comes back
     turns = sorted(holds_by_turn)

@@ -12,7 +12,7 @@ from typing import Iterable, Mapping
 
 from teachmem.lab.scenarios import Scenario
 
-__all__ = ["METRICS", "ProbeResult", "Evaluation", "Scoreboard", "recall_coverage", "recall_precision",
+__all__ = ["METRICS", "REMEMBERS", "LEAKS_AND_COSTS", "ProbeResult", "Evaluation", "Scoreboard", "recall_coverage", "recall_precision",
            "mention_counts", "duplicate_fraction", "text_table"]
 
 #: (name, column header, True when higher is better) in scoreboard order.
@@ -21,6 +21,14 @@ METRICS = (("probe_accuracy", "probes", True), ("end_accuracy", "end", True),
            ("freshness", "fresh", True), ("stale_leakage", "stale", False),
            ("deletion_leakage", "deleted", False), ("bloat", "bloat", False),
            ("tokens_per_turn", "tokens/turn", False), ("model_calls", "calls", False))
+
+
+#: The scoreboard in two halves of six columns each, which fit a page: what a strategy remembers, then what
+#: it leaks and costs (``Scoreboard.tables``).
+REMEMBERS = ("probe_accuracy", "end_accuracy", "recall_coverage", "recall_precision", "freshness")
+LEAKS_AND_COSTS = ("stale_leakage", "deletion_leakage", "bloat", "tokens_per_turn", "model_calls")
+#: Where a metric that does not apply everywhere is measured, in words.
+APPLIES_WHERE = {"stale_leakage": "where a fact is replaced", "deletion_leakage": "where the user asks to forget"}
 
 
 # ------------------------------------------------------------------ the metrics on plain sets
@@ -170,6 +178,22 @@ def text_table(header: list[str], rows: list[list], digits: int = 2) -> str:
     return "\n".join([lines[0], "-" * len(lines[0]), *lines[1:]])
 
 
+def _figure(value: float | int | None, metric: str) -> str:
+    """A score as ``Scoreboard.tables`` shows it: a share to two decimals, tokens whole, a mean of calls
+    to one decimal (two or three significant digits, aligned in a column).
+
+    >>> _figure(0.75, "bloat"), _figure(357.3, "tokens_per_turn"), _figure(14.83, "model_calls"), _figure(4, "model_calls")
+    ('0.75', '357', '14.8', '4')
+    """
+    if value is None:
+        return "–"
+    if isinstance(value, int):
+        return str(value)
+    if metric == "tokens_per_turn":
+        return f"{value:,.0f}"
+    return f"{value:.1f}" if metric == "model_calls" else f"{value:.2f}"
+
+
 @dataclass(frozen=True)
 class Scoreboard:
     """Every strategy × scenario ``Evaluation``, with tables sorted best first: what ``evaluate`` returns.
@@ -221,6 +245,34 @@ class Scoreboard:
             rows.append([name] + [m[k] for k, _, _ in METRICS])
         title = f"scenario {scenario}" if scenario else f"mean over {len(self.scenarios)} scenarios"
         return f"{title}  (↑ higher is better, ↓ lower is better, – not applicable)\n{text_table(header, rows)}"
+
+    def tables(self, scenario: str | None = None) -> str:
+        """``table`` in two halves of six columns that fit a page, best first: what each strategy remembers,
+        then what it leaks and costs, each score to two or three significant digits.
+        Without ``scenario`` the figures are means, and a line says where each metric that does not apply
+        everywhere was measured (deletions happen in one scenario only)."""
+        labels = {name: f"{label}{'↑' if up else '↓'}" for name, label, up in METRICS}
+        order = self.ranking(scenario)
+        scores = {name: self.metrics(name, scenario) for name in order}
+        where = f"scenario {scenario}" if scenario else f"mean over the {len(self.scenarios)} scenarios"
+        lines = [f"{where}, best first  (↑ higher is better, ↓ lower is better, – does not apply)"]
+        for title, columns in (("what it remembers", REMEMBERS), ("what it leaks and what it costs", LEAKS_AND_COSTS)):
+            rows = [[name] + [_figure(scores[name][metric], metric) for metric in columns]
+                    for name in order]
+            lines += ["", title, text_table(["strategy"] + [labels[metric] for metric in columns], rows)]
+        notes = [] if scenario else [f"{labels[name]} is measured {APPLIES_WHERE.get(name, 'where it applies')}: "
+                                     f"{self._measured_on(name)}." for name, _, _ in METRICS if self._measured_on(name)]
+        return "\n".join(lines + ([""] + notes if notes else []))
+
+    def _measured_on(self, metric: str) -> str:
+        """The scenarios where ``metric`` applies, in words, when that is not all of them; else ""."""
+        on = [s for s in self.scenarios if any(self.get(n, s).metrics()[metric] is not None for n in self.strategies)]
+        off = [s for s in self.scenarios if s not in on]
+        if not off or not on:
+            return ""
+        if len(on) == 1:
+            return f"on {on[0]} alone"
+        return f"on {len(on)} of the {len(self.scenarios)} scenarios, all but {', '.join(off)}"
 
     def __add__(self, other: "Scoreboard") -> "Scoreboard":
         """Both boards' results on one board, e.g. your own strategy beside the built-in ones."""
