@@ -113,19 +113,14 @@ def _name(path: Path) -> str:
     return str(path.relative_to(ROOT / "notebooks"))
 
 
-# Outputs not yet made readable, in notebooks being edited by others while this rule came in: (notebook,
-# cell) -> the rules it still breaks. This table may only shrink: fix the output, then remove its row.
+# Outputs not yet made readable, in notebooks being edited by others while this rule came in (01, 02, 05,
+# 07, 08): (notebook, cell) -> the rules it still breaks. This table may only shrink: fix the output, then
+# remove its row; no other notebook may join it.
 NOT_YET_READABLE: dict[tuple[str, int], set[str]] = {
-    ("00_start_here.ipynb", 13): {"cut"},
     ("01_conversation_buffer.ipynb", 27): {"precise"},
     ("02_sliding_window.ipynb", 21): {"cut"},
     ("02_sliding_window.ipynb", 25): {"cut"},
-    ("03_summary_memory.ipynb", 14): {"wide"},
-    ("04_entity_memory.ipynb", 36): {"cut"},
     ("05_semantic_memory.ipynb", 18): {"wide"},
-    ("05b_semantic_upkeep.ipynb", 2): {"cut", "precise", "wide"},
-    ("05b_semantic_upkeep.ipynb", 4): {"cut", "precise", "wide"},
-    ("06_hybrid_manager.ipynb", 22): {"cut"},
     ("07_compare_strategies.ipynb", 2): {"cut"},
     ("07_compare_strategies.ipynb", 8): {"cut"},
     ("07_compare_strategies.ipynb", 14): {"cut"},
@@ -133,17 +128,9 @@ NOT_YET_READABLE: dict[tuple[str, int], set[str]] = {
     ("08_evaluate_memory.ipynb", 19): {"precise", "wide"},
     ("08_evaluate_memory.ipynb", 27): {"cut"},
     ("08_evaluate_memory.ipynb", 29): {"precise", "wide"},
-    ("08b_evaluate_on_locomo.ipynb", 6): {"precise"},
-    ("08b_evaluate_on_locomo.ipynb", 15): {"precise"},
-    ("08b_evaluate_on_locomo.ipynb", 27): {"cut"},
-    ("09_persistence_and_governance.ipynb", 25): {"cut"},
-    ("11_memory_as_tools.ipynb", 16): {"cut"},
-    ("11_memory_as_tools.ipynb", 20): {"cut"},
-    ("11_memory_as_tools.ipynb", 22): {"precise"},
-    ("11_memory_as_tools.ipynb", 24): {"precise", "wide"},
-    ("11_memory_as_tools.ipynb", 28): {"cut"},
-    ("12_reflection_and_experience.ipynb", 12): {"wide"},
 }
+WAITING_FOR_THEIR_EDITORS = {"01_conversation_buffer.ipynb", "02_sliding_window.ipynb", "05_semantic_memory.ipynb",
+                             "07_compare_strategies.ipynb", "08_evaluate_memory.ipynb", "app/compare_live.ipynb"}
 
 
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=_name)
@@ -158,6 +145,7 @@ def test_outputs_are_readable(path):
 
 
 def test_the_not_yet_readable_table_only_holds_what_is_still_there():
+    assert {name for name, _ in NOT_YET_READABLE} <= WAITING_FOR_THEIR_EDITORS
     for (name, cell), rules in NOT_YET_READABLE.items():
         found = {rule for rule, _ in notebook_findings(ROOT / "notebooks" / name).get(cell, [])}
         assert rules <= found, f"{name} cell {cell} no longer breaks {rules - found}: remove it from NOT_YET_READABLE"
