@@ -269,8 +269,9 @@ def hanging(prefix: str, text: str, width: int = OUTPUT_WIDTH, first: int | None
               PostgreSQL
     """
     room = max(width - len(prefix), 30)
-    said = textwrap.wrap(" ".join(text.split()), first or room) or [""]
-    said = said[:1] + textwrap.wrap(" ".join(said[1:]), room)
+    wrap = functools.partial(textwrap.wrap, break_long_words=False, break_on_hyphens=False)   # words whole
+    said = wrap(" ".join(text.split()), first or room) or [""]
+    said = said[:1] + wrap(" ".join(said[1:]), room)
     return [prefix + said[0], *(" " * len(prefix) + more for more in said[1:])]
 
 

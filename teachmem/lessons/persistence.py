@@ -169,7 +169,7 @@ def check_detect(fn: Callable) -> str | None:
 
 
 def retention_view(memory, start: datetime, days_later: int, message_days: int, pii_days: int,
-                   width: int = 60) -> str:
+                   width: int = 52) -> str:
     """Which stored items a retention policy would remove ``days_later`` days after ``start``: removed first.
 
     Messages live ``message_days``, anything with personal data at most
