@@ -231,18 +231,17 @@ class Scoreboard:
         ``metrics`` picks at most six of them (names of ``METRICS``, in the order given), so the table has
         at most seven columns, each number shown to three significant digits (``three_digits``).
         """
-        chosen = [m for m in METRICS if m[0] in metrics] if metrics is not None else list(METRICS)
-        if metrics is not None:
-            unknown = sorted(set(metrics) - {name for name, _, _ in METRICS})
-            if unknown or not 1 <= len(metrics) <= 6:
-                raise ValueError(f"metrics must name one to six of {[n for n, _, _ in METRICS]}, got {list(metrics)}")
-            chosen.sort(key=lambda m: list(metrics).index(m[0]))
+        by_name = {metric[0]: metric for metric in METRICS}
+        if metrics is not None and (not 1 <= len(metrics) <= 6 or not set(metrics) <= set(by_name)):
+            raise ValueError(f"metrics must name one to six of {list(by_name)}, got {list(metrics)}")
+        chosen = list(METRICS) if metrics is None else [by_name[name] for name in metrics]
         header = ["strategy"] + [f"{label}{'↑' if up else '↓'}" for _, label, up in chosen]
         rows = []
         for name in self.ranking(scenario):
-            m: dict[str, object] = dict(self.metrics(name, scenario))
+            values = self.metrics(name, scenario)
+            m: dict[str, object] = dict(values)
             if metrics is not None:
-                m = {k: None if v is None else three_digits(v) for k, v in self.metrics(name, scenario).items()}
+                m = {k: None if v is None else three_digits(v) for k, v in values.items()}
             else:
                 m["tokens_per_turn"] = f"{m['tokens_per_turn']:.1f}"
                 m["model_calls"] = f"{m['model_calls']:.1f}" if scenario is None else str(m["model_calls"])
