@@ -15,7 +15,7 @@ from teachmem.lab.evaluation.scenario_scores import evaluate
 from teachmem.lab.replay import add_turn, replay
 from teachmem.lab.scenarios import Scenario, load_scenario
 from teachmem.lessons.common import (OKABE_ITO, after_prediction, answer_checker, checker, differs, explore, figure,
-                                     first_problem, forbidding, short, wrapped)
+                                     first_problem, forbidding, wrapped)
 from teachmem.memory import agent as agent_module
 from teachmem.memory.agent import EVICT_TO, WARN_AT, MemoryAgent, oldest_to_evict
 from teachmem.memory.hybrid import HybridMemoryManager
@@ -63,7 +63,7 @@ def turn_view(turn: int, context_tokens: int = 1000, scenario: str = "project_30
     turns = run(scenario, context_tokens)
     t = turns[turn - 1]
     filled = round(40 * t.tokens / context_tokens)
-    lines = [f"turn {t.turn} · {t.role}: {short(t.content, 75)}",
+    lines = [f"turn {t.turn} · {t.role}: {t.content}",
              f"context {t.tokens:>4}/{context_tokens} tokens |{'█' * filled}{'·' * (40 - filled)}| "
              f"{t.tokens / context_tokens:.0%}" + ("  ⚠ memory pressure (warned)" if t.warned else "")]
     if t.evicted:
@@ -71,8 +71,8 @@ def turn_view(turn: int, context_tokens: int = 1000, scenario: str = "project_30
     lines.append("tool calls:" if t.tool_calls else
                  "tool calls: none" + (" (the reply is recorded as said)" if t.role == "assistant" else ""))
     for c in t.tool_calls:
-        args = ", ".join(f"{k}={short(str(v), 40)!r}" for k, v in c["args"].items())
-        lines.append(f"  {c['name']}({args})\n    → {short(c['result'], 90)}")
+        args = ", ".join(f"{k}={str(v)!r}" for k, v in c["args"].items())
+        lines.append(f"  {c['name']}({args})\n    → {c['result']}")
     for label, text in t.core.items():
         lines.append(f"[{label}] {len(text)} characters")
         lines += [f"  {line}" for line in text.splitlines()]
@@ -106,15 +106,16 @@ def compare(scenario: Scenario) -> str:
         probes = sum(bool(record.answers(name, q.turn, q)) for q in scenario.questions)
         stale = sum(len(s.leaks) for s in record.steps[name])
         tools = f"{sum(calls) / users:.2f}" if name == "memory agent" else "–"
-        rows.append(f"{name:<15} {sum(tokens) / len(tokens):>11.1f} {max(tokens):>5} "
+        rows.append(f"{name:<15} {sum(tokens) / len(tokens):>11.0f} {max(tokens):>5} "
                     f"{probes:>3}/{len(scenario.questions):<3} {stale:>6} {record.calls(name)[-1]:>12} {tools:>21}")
     return "\n".join(rows)
 
 
 def compare_bank() -> str:
-    """The scoreboard of both over every scenario of the bank: the means."""
+    """The scoreboard of both over every scenario of the bank: the means of what section 5 discusses."""
     board = evaluate({"hybrid manager": HybridMemoryManager, "memory agent": MemoryAgent}, progress=False)
-    return str(board).split("\n\n")[0]
+    return board.table(metrics=("probe_accuracy", "end_accuracy", "stale_leakage", "deletion_leakage",
+                                "tokens_per_turn", "model_calls"))
 
 
 # ---------------------------------------------------------------- exercises

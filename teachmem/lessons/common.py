@@ -259,6 +259,22 @@ def mark(flag: bool) -> str:
     return "✓" if flag else "✗"
 
 
+def hanging(prefix: str, text: str, width: int = OUTPUT_WIDTH, first: int | None = None) -> list[str]:
+    """``prefix`` then all of ``text``, wrapped between words into lines of at most ``width`` characters;
+    the further lines start under the text's first word, so a table's last column is wrapped, not cut.
+    ``first`` keeps the first line's text to that many characters, to leave room for a column after it.
+
+    >>> print("\\n".join(hanging("✓ turn 3  ", "For the database I want PostgreSQL", width=40)))
+    ✓ turn 3  For the database I want
+              PostgreSQL
+    """
+    room = max(width - len(prefix), 30)
+    wrap = functools.partial(textwrap.wrap, break_long_words=False, break_on_hyphens=False)   # words whole
+    said = wrap(" ".join(text.split()), first or room) or [""]
+    said = said[:1] + wrap(" ".join(said[1:]), room)
+    return [prefix + said[0], *(" " * len(prefix) + more for more in said[1:])]
+
+
 def short(text: str, width: int = 60) -> str:
     """``text`` on one line, cut to ``width`` characters with an ellipsis."""
     text = " ".join(text.split())

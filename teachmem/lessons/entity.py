@@ -15,7 +15,7 @@ from teachmem.core.words import shared_words
 from teachmem.lab.scenarios import Scenario, fact_in_text, load_scenario
 from teachmem.lessons.building import class_checker, own_code, show_source as show_source
 from teachmem.lessons.common import (OKABE_ITO, CheckResult, after_prediction as after_prediction,
-                                     answer_checker, explore as explore, fact_label, figure, mark, report,
+                                     answer_checker, explore as explore, fact_label, figure, hanging, mark, report,
                                      short, wrapped as wrapped)
 from teachmem.llm import rule_triples
 from teachmem.memory.entity import EntityMemory
@@ -188,7 +188,7 @@ def entity_view(memory, turn: int, scenario: Scenario | None = None) -> str:
         if turn > len(scenario):
             raise ValueError(f"turn must be between 1 and {len(scenario)}, got {turn}")
         said = scenario.turns[turn - 1]
-        lines += [f"turn {turn} · {said.role}: {short(said.content, 75)}", ""]
+        lines += [*hanging(f"turn {turn} · {said.role}: ", said.content), ""]
     known = memory.get_relevant(as_of=turn)
     changes = [f"  turn {c['turn']}: {c['entity']}.{c['attribute']} {c['old']} → {c['new']}"
                for c in memory.get_changelog(as_of=turn)]

@@ -18,7 +18,7 @@ from teachmem.lab.scenarios import Scenario, fact_in_text, load_scenario
 from teachmem.lessons.building import (class_checker, first_context_difference, own_code_except_parts,
                                        show_source as show_source)
 from teachmem.lessons.common import (OKABE_ITO, after_prediction as after_prediction, answer_checker,
-                                     explore as explore, figure, mark, short, wrapped as wrapped)
+                                     explore as explore, figure, hanging, mark, short, wrapped as wrapped)
 from teachmem.memory.hybrid import Candidate, HybridMemoryManager, PromptTrace
 
 # ---------------------------------------------------------------- your hybrid manager
@@ -155,6 +155,7 @@ def check_hybrid_class(cls: type) -> str | None:
 
 #: The budget of notebook 06's caps demo and exercises: there the fact cap leaves the MySQL fact out.
 TIGHT_BUDGET = 700
+VIEW_WIDTH = 92          # budget_view's lines: what a projected cell shows without wrapping
 
 
 def _turn_29(fact_share: float) -> tuple[HybridMemoryManager, PromptTrace]:
@@ -239,7 +240,8 @@ def _why(c: Candidate, trace: PromptTrace, left: int) -> str:
 def budget_view(scenario: Scenario, token_budget: int, turn: int | None = None, reserve_tokens: int = 500) -> str:
     """The hybrid manager's prompt for the user's message on ``turn`` (the scenario's question by
     default) under ``token_budget``: where the tokens go, and what was kept or dropped, and why.
-    One line per candidate, at most 92 characters, so a projected notebook does not wrap it.
+    A line per candidate, its text (never cut) in a column 50 characters wide on the first line, then why;
+    no line is longer than ``VIEW_WIDTH``.
 
     Taught in notebooks/06_hybrid_manager.ipynb.
     """
@@ -257,8 +259,9 @@ def budget_view(scenario: Scenario, token_budget: int, turn: int | None = None, 
         if c.source == "message" and c.reason.startswith("outside"):
             outside += 1
             continue
-        lines.append(f"{mark(c.kept)} {c.source:<7} turn {c.turn:>2} {c.tokens:>3} tok  {short(c.text, 46):<46}  "
-                     f"{_why(c, trace, left)}")
+        prefix = f"{mark(c.kept)} {c.source:<7} turn {c.turn:>2} {c.tokens:>3} tok  "
+        said = hanging(prefix, c.text, VIEW_WIDTH, first=50)
+        lines += [f"{said[0]:<{len(prefix) + 50}}  {_why(c, trace, left)}", *said[1:]]
         left -= c.tokens if c.source == "message" and c.kept else 0
     lines.append(f"  ({outside} older messages are outside the sliding window: never candidates)")
     return "\n".join(lines)

@@ -18,8 +18,8 @@ from teachmem.lab.evaluation.locomo import (CATEGORY_NAMES as CATEGORY_NAMES, LO
 from teachmem.lab.evaluation.recall_tables import category_table as category_table
 from teachmem.lab.evaluation.recall_tables import overall_table as overall_table
 from teachmem.lab.evaluation.recall_over_time import FedReport
-from teachmem.lessons.common import (OKABE_ITO, after_prediction as after_prediction, answer_checker, figure,
-                                     prediction_problem, short, wrapped as wrapped)
+from teachmem.lessons.common import (OKABE_ITO, after_prediction as after_prediction, answer_checker, figure, hanging,
+                                     prediction_problem, wrapped as wrapped)
 
 
 def changed_questions(conversations: Sequence[LocomoConversation], reports: Mapping[str, FedReport],
@@ -38,7 +38,7 @@ def changed_questions(conversations: Sequence[LocomoConversation], reports: Mapp
         if a[measure] != b[measure]:
             sign = "+" if a[measure] > b[measure] else "-"
             counts[sign] += 1
-            lines += [f"{sign} {short(q.question, width)}", f"    {short(evidence[0].memory, width - 2)}"]
+            lines += [*hanging(f"{sign} ", q.question, width), *hanging("    ", evidence[0].memory, width)]
     return "\n".join([f"{measure}: {second} finds more of the evidence for {counts['+']} questions, "
                       f"{first} for {counts['-']}", *lines])
 

@@ -24,8 +24,8 @@ from teachmem.memory.buffer import ConversationBuffer
 from teachmem.memory.hybrid import HybridMemoryManager
 from teachmem.memory.summary import SummaryMemory
 from teachmem.lessons.common import (OKABE_ITO, after_prediction as after_prediction, answer_checker, checker,
-                                     differs, explore as explore, figure, first_problem, mark, prediction_problem,
-                                     short, wrapped as wrapped)
+                                     differs, explore as explore, figure, first_problem, hanging, mark, prediction_problem,
+                                     wrapped as wrapped)
 
 # ---------------------------------------------------------------- section 2: the store in a second process
 def cell_source(cls: type) -> str:
@@ -169,7 +169,7 @@ def check_detect(fn: Callable) -> str | None:
 
 
 def retention_view(memory, start: datetime, days_later: int, message_days: int, pii_days: int,
-                   width: int = 44) -> str:
+                   width: int = 52) -> str:
     """Which stored items a retention policy would remove ``days_later`` days after ``start``: removed first.
 
     Messages live ``message_days``, anything with personal data at most
@@ -190,8 +190,9 @@ def retention_view(memory, start: datetime, days_later: int, message_days: int, 
     for r in sorted(records, key=lambda r: (r.tier, r.where) not in gone):      # removed first, else in order
         end = policy.expires_at(r)
         until = "forever" if end is None else f"until day {(end - start) / timedelta(days=1):.0f}"
-        lines.append(f"{mark((r.tier, r.where) not in gone)} {r.tier:<{tiers}} {r.memory_type:<{types}} {until:<12} "
-                     f"{','.join(r.pii) or '-':<5} {short(r.text, width)}")
+        prefix = (f"{mark((r.tier, r.where) not in gone)} {r.tier:<{tiers}} {r.memory_type:<{types}} {until:<12} "
+                  f"{','.join(r.pii) or '-':<5} ")
+        lines += hanging(prefix, r.text, len(prefix) + width)      # wrapped under its column, never cut
     return "\n".join(lines)
 
 

@@ -189,19 +189,23 @@ def check_semantic_class(cls: type) -> str | None:
 _NOT_COLUMNS = ("row", "rank", "text", "memory_type", "match", "score")
 
 
-def score_table(hits: list[dict], send_from: float | None = None, width: int | None = 44) -> str:
+def score_table(hits: list[dict], send_from: float | None = None, width: int | None = 44,
+                parts: tuple[str, ...] | None = None) -> str:
     """``SemanticMemoryStore.explain`` hits as a table, one column per part of the score (a hit's ``rank``,
     if it has one, replaces its place in the list); with ``send_from``, memories scoring below it are
     marked "(not sent)". ``width=None`` wraps each memory's text instead of cutting it and shows scores to three
-    significant digits.
+    significant digits. ``parts`` names the parts of the score to show (all by default).
 
     Taught in notebooks/05_semantic_memory.ipynb.
     """
     if not hits:
         return "(no memories)"
-    columns = {c: max(len(c), 7) + 1 for c in hits[0] if c not in _NOT_COLUMNS}
     gap = "" if width is not None else " "         # room for a score such as 5.48e-07
     digits = ".3f" if width is not None else ".3g"  # three decimals, or three significant digits
+    shown = [c for c in hits[0] if c not in _NOT_COLUMNS and (parts is None or c in parts)]
+    # a column is as wide as its name or its widest number (-0.00512), at least 7, and one space apart
+    columns = {c: max(len(c), 7, *(len(f"{h[c]:{digits}}") for h in hits if not isinstance(h[c], int))) + 1
+               for c in shown}
     lines = [f" #{gap}{'score':>8}" + "".join(f"{c:>{w}}" for c, w in columns.items()) + "  memory"]
     for i, h in enumerate(hits, start=1):
         note = "(not sent) " if send_from is not None and h["score"] < send_from else ""

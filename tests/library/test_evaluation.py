@@ -13,7 +13,7 @@ from teachmem.lessons import evaluate_memory as check
 from teachmem.core.clock import ManualClock
 from teachmem.lab.evaluation.scenario_scores import (METRICS, Scoreboard, duplicate_fraction, evaluate, load_scenarios,
                                recall_coverage, recall_precision, text_table)
-from teachmem.lab.evaluation.scoreboard import LEAKS_AND_COSTS, REMEMBERS
+from teachmem.lab.evaluation.scoreboard import LEAKS_AND_COSTS, REMEMBERS, three_digits
 from teachmem.lessons.evaluate_memory import plot_cost_vs_quality, plot_scoreboard, probe_view
 from teachmem.lab.replay import replay
 from teachmem.lab.scenarios import Scenario
@@ -295,6 +295,28 @@ def test_boards_add_up(tiny):
 def test_text_table():
     assert text_table(["a", "b"], [["x", 0.5], ["long", None]]).splitlines() == \
         ["a       b", "---------", "x    0.50", "long    –"]
+    # never more than three significant digits, whatever ``digits`` asks for
+    assert text_table(["a", "b"], [["x", 1.0], ["y", 12.345], ["z", 0.8392]], digits=3).splitlines()[2:] == \
+        ["x  1.00", "y  12.3", "z 0.839"]
+
+
+def test_three_digits_lines_scores_up_and_shortens_counts():
+    assert [three_digits(v) for v in (0.75, 1.0, 0.0, 9.996, 20.84, 502.04, 99.96)] == \
+        ["0.75", "1.00", "0.00", "10.0", "20.8", "502", "100"]
+
+
+def test_a_table_of_chosen_metrics_is_at_most_seven_columns_to_three_digits(board):
+    chosen = ("probe_accuracy", "stale_leakage", "tokens_per_turn", "model_calls")
+    lines = board.table(metrics=chosen).splitlines()
+    assert lines[1].split() == ["strategy", "probes↑", "stale↓", "tokens/turn↓", "calls↓"]
+    assert [r.split()[0] for r in lines[3:]] == board.ranking()
+    buffer = next(r for r in lines[3:] if r.startswith("buffer "))
+    assert buffer.split()[3] == three_digits(board.metrics("buffer")["tokens_per_turn"])
+    assert "." not in buffer.split()[3]                          # over 100 tokens a turn: a whole number
+    with pytest.raises(ValueError, match="one to six"):
+        board.table(metrics=[name for name, _, _ in METRICS][:7])
+    with pytest.raises(ValueError, match="'ghost'"):
+        board.table(metrics=["ghost"])
 
 
 def test_probe_view_every_choice(board):

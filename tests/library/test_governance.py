@@ -335,7 +335,7 @@ def test_stored_instructions_stay_fenced_as_quoted_data(attack):
 from conftest import load_solutions, proves_checker  # noqa: E402
 from teachmem.lessons import persistence as check  # noqa: E402
 from teachmem.lessons.persistence import RetentionWidget, cell_source, plot_retention, retention_view  # noqa: E402
-from teachmem.lessons.common import shown_text, short  # noqa: E402
+from teachmem.lessons.common import shown_text  # noqa: E402
 from teachmem.lessons.common import OKABE_ITO  # noqa: E402
 from matplotlib.colors import to_rgba  # noqa: E402
 
@@ -380,8 +380,12 @@ def test_retention_view_at_every_slider_position(noor):
             want.append("✓" if ttl is None or r.observed_at + timedelta(days=ttl) > now else "✗")
         # removed items first, so the few ✗ rows are not lost among the ✓ rows; otherwise in the tiers' order
         shown = [(m, r) for m, r in zip(want, records, strict=True) if m == "✗"] + [(m, r) for m, r in zip(want, records, strict=True) if m == "✓"]
-        assert [line[0] for line in lines[2:]] == [m for m, _ in shown]
-        assert all(line.endswith(short(r.text, 44)) for line, (_, r) in zip(lines[2:], shown, strict=True))
+        items: list[str] = []                        # an item's line, and the lines its text wraps onto
+        for line in lines[2:]:
+            items += [line] if not line.startswith(" ") else []
+            items[-1] += "" if not line.startswith(" ") else " " + line.strip()
+        assert [item[0] for item in items] == [m for m, _ in shown]
+        assert all(item.endswith(" ".join(r.text.split())) for item, (_, r) in zip(items, shown, strict=True))
         assert lines[1] == f"{want.count('✓')} of {len(records)} items kept, {want.count('✗')} removed"
         assert max(len(line) for line in lines[2:]) <= 90      # no row wraps in a notebook at 1280 pixels
     assert retention_view(memory, noor.start, 0, 30, 7) != retention_view(memory, noor.start, 60, 30, 7)

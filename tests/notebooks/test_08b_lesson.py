@@ -57,13 +57,20 @@ def test_the_categories_have_locomos_names():
     assert lesson.category_label(9) == "category 9" and lesson.category_label("x") == "category x"
 
 
+def three_places(cells: list[str]) -> list[str]:
+    """A table's figures read back to three decimals (the table shows at most three significant digits)."""
+    return [f"{float(c):.3f}" for c in cells]
+
+
 def test_the_category_table_names_each_row_and_keeps_the_figures(sample):
     report = evidence_recall(sample)
     table = lesson.category_table(report)
     for c in report.categories:
         row = next(line for line in table.splitlines() if line.startswith(lesson.category_label(c) + " "))
-        assert row.split()[-4:] == [f"{v:.3f}" for v in report.recall(c).values()]
-    assert table.splitlines()[-1].split()[1:] == [str(report.scored)] + [f"{v:.3f}" for v in report.recall().values()]
+        assert three_places(row.split()[-4:]) == [f"{v:.3f}" for v in report.recall(c).values()]
+    last = table.splitlines()[-1].split()
+    assert last[1] == str(report.scored)
+    assert three_places(last[2:]) == [f"{v:.3f}" for v in report.recall().values()]
     assert "category 1" not in table
 
 
@@ -71,9 +78,10 @@ def test_the_tables_of_a_fed_report_take_the_measures_asked_for(sample_fed):
     dated, one_day = sample_fed
     table = lesson.category_table(dated, ["tolerant@10"])
     assert table.splitlines()[0].split() == ["questions", "n", "tolerant@10"]
-    assert table.splitlines()[-1].split() == ["all", "28", f"{dated.recall('tolerant@10'):.3f}"]
+    assert table.splitlines()[-1].split()[:2] == ["all", "28"]
+    assert three_places(table.splitlines()[-1].split()[2:]) == [f"{dated.recall('tolerant@10'):.3f}"]
     both = lesson.overall_table({"dated": dated, "one day": one_day}, ["strict@10"])
-    assert [line.split()[-1] for line in both.splitlines()[2:]] == [f"{dated.recall('strict@10'):.3f}",
+    assert three_places([line.split()[-1] for line in both.splitlines()[2:]]) == [f"{dated.recall('strict@10'):.3f}",
                                                                     f"{one_day.recall('strict@10'):.3f}"]
 
 

@@ -189,7 +189,7 @@ def test_the_dinner_demo_names_the_score_and_shows_importance_decide():
 def test_read_it_honestly_states_only_figures_the_table_prints():
     """The prose claimed what no output showed and left out the stale and precision columns."""
     cells, sources = _cells(), _sources()
-    at = next(i for i, s in enumerate(sources) if "board.table()" in s)
+    at = next(i for i, s in enumerate(sources) if "board.table(" in s)
     table, prose = _printed(cells[at]), sources[at + 1].split("**12.1")[0]
     figures = re.findall(r"\d+\.\d+", prose)
     assert len(figures) >= 8 and all(f in table for f in figures), figures

@@ -8,7 +8,7 @@ Taught in notebooks/08_evaluate_memory.ipynb.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Iterable, Mapping
+from typing import Iterable, Mapping, Sequence
 
 from teachmem.lab.scenarios import Scenario
 
@@ -165,12 +165,27 @@ class Evaluation:
         return {name: getattr(self, name) for name, _, _ in METRICS}
 
 
+def three_digits(value: float) -> str:
+    """``value`` with at most three significant digits, and two decimals below 10 so a column of scores
+    lines up: ``0.75``, ``1.00``, ``20.8``, ``502``."""
+    if abs(round(value, 1)) >= 100:
+        return f"{value:.0f}"
+    return f"{value:.1f}" if abs(round(value, 2)) >= 10 else f"{value:.2f}"
+
+
+def _decimals(value: float, digits: int) -> str:
+    """``value`` with ``digits`` decimals, fewer where more would show over three significant digits."""
+    whole_digits = len(str(int(abs(round(value, digits)))).lstrip("0"))
+    return f"{value:.{max(0, min(digits, 3 - whole_digits))}f}"
+
+
 def text_table(header: list[str], rows: list[list], digits: int = 2) -> str:
     """A plain-text table: the first column left-aligned, the rest right-aligned.
 
-    Floats print with ``digits`` decimals, None as "–".
+    Floats print with ``digits`` decimals but never more than three significant digits (``1.00``, not
+    ``1.000``; ``12.3``), None as "–".
     """
-    cells = [[c if isinstance(c, str) else "–" if c is None else f"{c:.{digits}f}" if isinstance(c, float) else str(c)
+    cells = [[c if isinstance(c, str) else "–" if c is None else _decimals(c, digits) if isinstance(c, float) else str(c)
               for c in row] for row in [header, *rows]]
     widths = [max(len(r[i]) for r in cells) for i in range(len(header))]
     lines = [" ".join(c.ljust(w) if i == 0 else c.rjust(w) for i, (c, w) in enumerate(zip(r, widths, strict=True)))
@@ -234,15 +249,27 @@ class Scoreboard:
             return (-(m["probe_accuracy"] or 0), -(m["end_accuracy"] or 0), m["tokens_per_turn"], name)
         return sorted(self.strategies, key=key)
 
-    def table(self, scenario: str | None = None) -> str:
-        """Strategies × metrics as plain text, best first; without ``scenario``, means over all."""
-        header = ["strategy"] + [f"{label}{'↑' if up else '↓'}" for _, label, up in METRICS]
+    def table(self, scenario: str | None = None, metrics: Sequence[str] | None = None) -> str:
+        """Strategies × metrics as plain text, best first; without ``scenario``, means over all.
+
+        ``metrics`` picks at most six of them (names of ``METRICS``, in the order given), so the table has
+        at most seven columns, each number shown to three significant digits (``three_digits``).
+        """
+        by_name = {metric[0]: metric for metric in METRICS}
+        if metrics is not None and (not 1 <= len(metrics) <= 6 or not set(metrics) <= set(by_name)):
+            raise ValueError(f"metrics must name one to six of {list(by_name)}, got {list(metrics)}")
+        chosen = list(METRICS) if metrics is None else [by_name[name] for name in metrics]
+        header = ["strategy"] + [f"{label}{'↑' if up else '↓'}" for _, label, up in chosen]
         rows = []
         for name in self.ranking(scenario):
-            m: dict[str, object] = dict(self.metrics(name, scenario))
-            m["tokens_per_turn"] = f"{m['tokens_per_turn']:.1f}"
-            m["model_calls"] = f"{m['model_calls']:.1f}" if scenario is None else str(m["model_calls"])
-            rows.append([name] + [m[k] for k, _, _ in METRICS])
+            values = self.metrics(name, scenario)
+            m: dict[str, object] = dict(values)
+            if metrics is not None:
+                m = {k: None if v is None else three_digits(v) for k, v in values.items()}
+            else:
+                m["tokens_per_turn"] = f"{m['tokens_per_turn']:.1f}"
+                m["model_calls"] = f"{m['model_calls']:.1f}" if scenario is None else str(m["model_calls"])
+            rows.append([name] + [m[k] for k, _, _ in chosen])
         title = f"scenario {scenario}" if scenario else f"mean over {len(self.scenarios)} scenarios"
         return f"{title}  (↑ higher is better, ↓ lower is better, – not applicable)\n{text_table(header, rows)}"
 
