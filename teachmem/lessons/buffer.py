@@ -156,7 +156,7 @@ def buffer_cost_view(turn: int, request_tokens: list[int], price_per_million: fl
     so_far = sum(request_tokens[:turn])
     first = request_tokens[0]
     return (f"request {turn:>3}: sends {sent:>6,} tokens (${sent * price_per_million / 1e6:.4f}), "
-            f"{sent / first:5.1f}× the first request\n"
+            f"{sent / first:.3g}× the first request\n"
             f"requests 1–{turn}: {so_far:>8,} tokens in all (${so_far * price_per_million / 1e6:.4f})")
 
 
