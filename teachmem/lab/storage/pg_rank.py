@@ -33,7 +33,8 @@ except ImportError:
 SCORED = """
 WITH candidates AS @HOW@ (
     SELECT seq, text, memory_type, importance, created,
-           coalesce(nullif(embedding <=> %(query)s, 'NaN'), 1) AS distance   -- a zero vector: no match
+           -- a query of no known word is a zero vector: NaN distance, read as no match
+           coalesce(nullif(embedding <=> %(query)s, 'NaN'), 1) AS distance
     FROM memories
     WHERE retired IS NULL {filters}@CHOICE@
 ), scored AS (
