@@ -8,7 +8,6 @@ a teachmem strategy, or inherits one, fails and is told to write the steps itsel
 """
 from __future__ import annotations
 
-import functools
 import inspect
 import textwrap
 from collections.abc import Callable, Iterator
@@ -17,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 import teachmem.memory as memory_package
-from teachmem.lessons.common import CheckResult, forbidding, report, run_check, short
+from teachmem.lessons.common import CheckResult, checker, forbidding, report, run_check, short
 from teachmem.memory.protocol import strategy_classes
 
 PACKAGE_ROOT = Path(memory_package.__file__).resolve().parent.parent
@@ -53,19 +52,14 @@ def run_class_check(title: str, body: Callable[[type], str | None], candidate: A
     return run_check(title, body, candidate)
 
 
-def class_checker(title: str) -> Callable[[Callable[[type], str | None]], Callable[[Any], CheckResult]]:
+def class_checker(title: str) -> Callable[[Callable[[Any], str | None]], Callable[[Any], CheckResult]]:
     """Turn ``body(cls) -> None | str`` into a printing checker of the learner's class.
 
     The body builds the library's strategy and the learner's class on the same conversation,
     running the learner's code inside ``own_code()``, and returns the first difference as one
     sentence, or None.
     """
-    def wrap(body: Callable[[type], str | None]) -> Callable[[Any], CheckResult]:
-        @functools.wraps(body)
-        def run(candidate: Any) -> CheckResult:
-            return run_class_check(title, body, candidate)
-        return run
-    return wrap
+    return checker(title, run_class_check)
 
 
 def first_context_difference(case: str, got: list[dict], want: list[dict]) -> str | None:

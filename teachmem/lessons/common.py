@@ -95,16 +95,21 @@ def run_check(title: str, body: Callable[[Any], str | None], candidate: Any) -> 
     return report(True, f"✓ {title}: passed")
 
 
-def checker(title: str) -> Callable[[Callable[[Callable], str | None]], Callable[[Any], CheckResult]]:
+Runner = Callable[[str, Callable[[Any], "str | None"], Any], CheckResult]
+
+
+def checker(title: str, runner: Runner = run_check) -> Callable[[Callable[[Any], str | None]],
+                                                                Callable[[Any], CheckResult]]:
     """Turn ``body(candidate) -> None | str`` into a printing checker.
 
     The body returns None when every case agrees, else a sentence saying what
-    differs for which input.
+    differs for which input. ``runner`` runs it and reports (``run_check``, or
+    ``building.run_class_check`` for a class the learner wrote).
     """
-    def wrap(body: Callable[[Callable], str | None]) -> Callable[[Any], CheckResult]:
+    def wrap(body: Callable[[Any], str | None]) -> Callable[[Any], CheckResult]:
         @functools.wraps(body)
         def run(candidate: Any) -> CheckResult:
-            return run_check(title, body, candidate)
+            return runner(title, body, candidate)
         return run
     return wrap
 
