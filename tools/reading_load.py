@@ -275,18 +275,28 @@ def _links(docstring: str | None) -> list[str]:
     return [link for sentence in TAUGHT_IN.findall(docstring or "") for link in NOTEBOOK_LINK.findall(sentence)]
 
 
+def code_cells(notebook: Path) -> list[tuple[str, ast.Module | None]]:
+    """Each code cell of ``notebook``: its code (IPython's ``%`` and ``!`` lines blanked) and its
+    syntax tree, or None where the code does not parse."""
+    cells = []
+    for cell in json.loads(notebook.read_text())["cells"]:
+        if cell["cell_type"] != "code":
+            continue
+        lines = "".join(cell["source"]).splitlines()
+        code = "\n".join("" if line.lstrip().startswith(("%", "!")) else line for line in lines)
+        try:
+            cells.append((code, ast.parse(code)))
+        except SyntaxError:
+            cells.append((code, None))
+    return cells
+
+
 def shown_names(notebook: Path) -> set[str]:
     """Names a notebook's code cells pass to ``show_source``: ``show_source(Window.add)`` shows
     ``Window``; ``show_source(tokens.estimate_tokens)`` shows ``tokens`` and ``estimate_tokens``."""
     shown: set[str] = set()
-    for cell in json.loads(notebook.read_text())["cells"]:
-        if cell["cell_type"] != "code":
-            continue
-        source = "".join(cell["source"])
-        code = "\n".join("" if line.lstrip().startswith(("%", "!")) else line for line in source.splitlines())
-        try:
-            tree = ast.parse(code)
-        except SyntaxError:
+    for _, tree in code_cells(notebook):
+        if tree is None:
             continue
         for node in ast.walk(tree):
             func = node.func if isinstance(node, ast.Call) else None

@@ -81,7 +81,7 @@ class PromptTrace:
                 "unused": max(self.limit - self.prompt_tokens, 0), "reply": self.reserve_tokens}
 
     def table(self, width: int = 58) -> str:
-        """Every candidate on one line: kept ✓ or dropped ✗, source, turn, tokens, scores, why."""
+        """A line per candidate: kept ✓ or dropped ✗, source, turn, tokens, scores, why."""
         lines = [f"prompt {self.prompt_tokens:,} of {self.limit:,} tokens "
                  f"(budget {self.token_budget:,} − {self.reserve_tokens:,} for the reply); "
                  f"caps: facts {self.caps['fact']:,}, memories {self.caps['memory']:,}"]

@@ -7,6 +7,7 @@ temporary folder: one that breaks the rule (it must be caught) and one that keep
 from __future__ import annotations
 
 import ast
+from collections.abc import Callable
 import json
 import re
 import subprocess
@@ -24,7 +25,7 @@ except ModuleNotFoundError:      # Python 3.10: requirements-test.txt pins tomli
 
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "tools"))
-from reading_load import (LIMIT, NOT_YET_UNDER, top_level_names, Import, Source, graph, imports, lines, module_name,  # noqa: E402
+from reading_load import (LIMIT, NOT_YET_UNDER, code_cells, top_level_names, Import, Source, graph, imports, lines, module_name,  # noqa: E402
                           modules, reading_loads, shown_names, taught_by)
 
 PACKAGE = ROOT / "teachmem"
@@ -267,39 +268,42 @@ def _read_by_learners(package: Path):
             yield path, tree
 
 
+def _in_learner_code(package: Path, broken: Callable[[ast.AST], bool], what: str) -> list[str]:
+    """``path:line what`` for every node of memory/ and core/ that ``broken`` finds."""
+    return [f"{_relative(path, package)}:{node.lineno} {what}"
+            for path, tree in _read_by_learners(package) for node in ast.walk(tree) if broken(node)]
+
+
+def _packs_names(node: ast.AST) -> bool:
+    targets = node.targets if isinstance(node, ast.Assign) else []
+    return any(isinstance(t, (ast.Tuple, ast.List)) and len(t.elts) > 2 for t in targets)
+
+
+def _lambda_in_dict(node: ast.AST) -> bool:
+    values = node.values if isinstance(node, ast.Dict) else [node.value] if isinstance(
+        node, ast.DictComp) else []
+    return any(isinstance(v, ast.Lambda) for v in values)
+
+
+def _imports_inspect(node: ast.AST) -> bool:
+    names = [a.name for a in node.names] if isinstance(node, ast.Import) else [
+        node.module or ""] if isinstance(node, ast.ImportFrom) else []
+    return any(name.split(".")[0] == "inspect" for name in names)
+
+
 def packed_assignments(package: Path) -> list[str]:
     """``a, b, c = …``: more than two targets in one tuple assignment."""
-    found = []
-    for path, tree in _read_by_learners(package):
-        for node in ast.walk(tree):
-            targets = node.targets if isinstance(node, ast.Assign) else []
-            if any(isinstance(t, (ast.Tuple, ast.List)) and len(t.elts) > 2 for t in targets):
-                found.append(f"{_relative(path, package)}:{node.lineno} assigns more than two names at once")
-    return found
+    return _in_learner_code(package, _packs_names, "assigns more than two names at once")
 
 
 def dict_lambdas(package: Path) -> list[str]:
     """A lambda as a value of a dict literal (or dict comprehension): a plain ``if`` reads better."""
-    found = []
-    for path, tree in _read_by_learners(package):
-        for node in ast.walk(tree):
-            values = node.values if isinstance(node, ast.Dict) else [node.value] if isinstance(
-                node, ast.DictComp) else []
-            if any(isinstance(v, ast.Lambda) for v in values):
-                found.append(f"{_relative(path, package)}:{node.lineno} puts a lambda in a dict")
-    return found
+    return _in_learner_code(package, _lambda_in_dict, "puts a lambda in a dict")
 
 
 def inspect_uses(package: Path) -> list[str]:
     """Any import of ``inspect`` (signature introspection where a plain argument does)."""
-    found = []
-    for path, tree in _read_by_learners(package):
-        for node in ast.walk(tree):
-            names = [a.name for a in node.names] if isinstance(node, ast.Import) else [
-                node.module or ""] if isinstance(node, ast.ImportFrom) else []
-            if any(name.split(".")[0] == "inspect" for name in names):
-                found.append(f"{_relative(path, package)}:{node.lineno} uses inspect")
-    return found
+    return _in_learner_code(package, _imports_inspect, "uses inspect")
 
 
 # ------------------------------------------------------------------ back-links to the notebooks
@@ -307,14 +311,8 @@ def _names_used(notebook: Path) -> set[str]:
     """Every identifier the notebook's code cells use (names, attributes, imported names), and the
     dotted path of every module they import (``from teachmem.core import tokens``: teachmem.core.tokens)."""
     used: set[str] = set()
-    for cell in json.loads(notebook.read_text())["cells"]:
-        if cell["cell_type"] != "code":
-            continue
-        source = "".join(cell["source"])
-        code = "\n".join("" if line.lstrip().startswith(("%", "!")) else line for line in source.splitlines())
-        try:
-            tree = ast.parse(code)
-        except SyntaxError:
+    for code, tree in code_cells(notebook):
+        if tree is None:
             used |= set(re.findall(r"[A-Za-z_]\w*", code))
             continue
         for node in ast.walk(tree):
