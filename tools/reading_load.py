@@ -39,13 +39,6 @@ ROOT = Path(__file__).resolve().parent.parent
 PACKAGE = ROOT / "teachmem"
 NOTEBOOKS = ROOT / "notebooks"
 LIMIT = 600
-# Two composites still read more than LIMIT, by the methods of their parts that saving, loading and
-# forgetting call (notebook 09's going further: to_state, from_state and erase of each tier). Their
-# figures may only go down; the way under 600 is for saving and forgetting to walk a composite's
-# tiers through the protocol instead of each composite doing it. Every other strategy is held to
-# LIMIT, and no strategy may join this table.
-NOT_YET_UNDER = {"teachmem.memory.hybrid.HybridMemoryManager": 713,
-                 "teachmem.memory.agent.MemoryAgent": 695}
 MODEL = "llm"   # the model package, teachmem.llm
 TAUGHT_IN = re.compile(r"Taught in ((?:[^.]|\.(?!\s))*)", re.DOTALL)
 NOTEBOOK_LINK = re.compile(r"notebooks/(\d+[a-z]?_[\w-]*\.ipynb)")

@@ -17,10 +17,11 @@ from typing import Sequence
 
 import numpy as np
 
+from teachmem.core.validate import require_int_at_least
 from teachmem.core.words import content_words
 
 __all__ = ["hash_stable", "unit_rows", "check_texts", "HashingEmbedder", "SubwordEmbedder",
-           "EMBEDDERS", "embedder_from_config"]
+           "EMBEDDERS", "embedder_from_config", "embedder_from"]
 
 #: Bounds on the work one text costs: a vector is built from a text's first MAX_TEXT_CHARS
 #: characters (a store's BM25 index still sees every word), and a word is hashed from its first
@@ -195,3 +196,21 @@ def embedder_from_config(config: dict):
     if config["name"] not in EMBEDDERS:
         raise ValueError(f"unknown embedder {config['name']!r}; known: {sorted(EMBEDDERS)}")
     return EMBEDDERS[config["name"]](**{k: v for k, v in config.items() if k != "name"})
+
+
+def embedder_from(embedder, embed_dim: int):
+    """The embedder a store uses: ``embedder`` itself (any object with an int ``dim`` and an
+    ``embed(texts)`` method), one named by a str ("subword"), or by default a ``SubwordEmbedder``
+    of ``embed_dim`` slots.
+
+    >>> embedder_from(None, 64).dim
+    64
+    """
+    if embedder is None:
+        return SubwordEmbedder(require_int_at_least("embed_dim", embed_dim, 2))
+    if isinstance(embedder, str):
+        return embedder_from_config({"name": embedder})
+    if not isinstance(getattr(embedder, "dim", None), int) or not hasattr(embedder, "embed"):
+        raise TypeError("embedder must have an int dim and an embed(texts) method, "
+                        f"got {type(embedder).__name__}")
+    return embedder

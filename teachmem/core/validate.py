@@ -78,6 +78,17 @@ def require_fraction(name: str, value) -> float:
     return float(value)
 
 
+def require_decay_rate(name: str, value) -> float:
+    """A decay per day in (0, 1], as a float: 0 would erase every memory after one day.
+
+    >>> require_decay_rate("decay_rate", 0.95)
+    0.95
+    """
+    if require_fraction(name, value) == 0:
+        raise ValueError(f"{name} must be in (0, 1]: 0 would erase every memory after one day")
+    return float(value)
+
+
 def require_datetime(name: str, value, allow_none: bool = True):
     """A datetime as naive UTC: a timezone-aware one (what a PostgreSQL driver returns) is
     converted.

@@ -64,6 +64,8 @@ class MemoryAgent:
     """
 
     kind = "agent"
+    # The stores it is built from: saving, loading and forgetting reach them through the protocol.
+    parts = ("archival", "recall")
 
     def __init__(self, llm: ToolLLM | None = None, *, context_tokens: int = 1000,
                  block_limit: int = 400, clock=None, persona: str = PERSONA):
@@ -113,11 +115,8 @@ class MemoryAgent:
         return estimate_tokens(self._system(full_blocks, "x " * SUMMARY_WORDS))
 
     def context(self, query: str | None = None) -> list[dict]:
-        """Instructions, core memory and the summary as one system message, then the queued
-        messages.
-
-        The query is ignored: what to look up is the model's decision, made in ``step``.
-        """
+        """Instructions, core memory and the summary as one system message, then the queue.
+        The query is ignored: what to look up is the model's decision, made in ``step``."""
         system = {"role": "system", "content": self._system(self.core, self.summary)}
         return [system] + [{"role": m["role"], "content": m["content"]} for m in self.messages]
 
@@ -161,8 +160,7 @@ class MemoryAgent:
 
     def _queue(self, role: str, content: str, turn: int | None = None,
                timestamp: datetime | None = None) -> None:
-        """Put a message in the context, making room first; one too long for any room is cut to
-        fit."""
+        """Put a message in the context, making room first; one too long for any room is cut."""
         room = self.context_tokens - self._frame_tokens(full=True)
         if estimate_tokens(content) > room:
             content = truncate_to_tokens(content, room)
@@ -232,8 +230,7 @@ class MemoryAgent:
         return self.last_step
 
     def _run(self, tool_call: dict) -> dict:
-        """Call one tool the model asked for; whatever goes wrong becomes the result the model
-        reads."""
+        """Call one tool the model asked for; whatever goes wrong becomes the result it reads."""
         function = tool_call.get("function") or {}
         name, args = function.get("name"), {}
         try:
@@ -279,8 +276,7 @@ class MemoryAgent:
         return self._write_block("core_memory_append", label, text)
 
     def core_memory_replace(self, label: str, old: str, new: str) -> str:
-        """Replace every ``old`` in the block ``label`` with ``new`` (an empty ``new`` deletes
-        it)."""
+        """Replace every ``old`` in the block ``label`` with ``new`` ("" deletes it)."""
         require_text("label", label)
         require_text("old", old)
         require_text("new", new, allow_empty=True)
@@ -308,9 +304,7 @@ class MemoryAgent:
     def _search(self, store: SemanticMemoryStore, where: str, query: str, page: int) -> str:
         require_text("query", query)
         require_int_at_least("page", page, 0)
-        hits = []
-        if len(store):
-            hits = [h for h in store.explain(query, max(len(store), 1)) if h["lexical"] > 0]
+        hits = [h for h in store.explain(query, max(len(store), 1)) if h["lexical"] > 0]
         first = page * PAGE_SIZE
         shown = hits[first:first + PAGE_SIZE]
         if not shown:
@@ -325,46 +319,43 @@ class MemoryAgent:
 
     # ------------------------------------------------------------------ governance and persistence
     def erase(self, pattern: re.Pattern) -> list[Change]:
-        """Remove what ``pattern`` matches everywhere: redacted in blocks, messages and summary,
-        gone from recall and archival storage (``teachmem.forget`` calls this)."""
+        """Redact what ``pattern`` matches in the blocks, the messages and the summary: what the
+        agent holds beside its stores (``teachmem.forget`` erases those first, as its parts)."""
         if not isinstance(pattern, re.Pattern):
             raise TypeError(f"pattern must be a compiled re.Pattern, got {type(pattern).__name__}")
-        changes = self.archival.erase(pattern) + self.recall.erase(pattern)
-        for label, text in self.core.items():
-            if pattern.search(text):
-                self.core[label] = pattern.sub("[forgotten]", text)
-                changes.append(Change("UPDATE", label, self.core[label], previous=text,
-                                      reason="forgotten"))
-        for m in [m for m in self.messages if pattern.search(m["content"])]:
-            changes.append(Change("UPDATE", m["id"], pattern.sub("[forgotten]", m["content"]),
-                                  previous=m["content"], reason="forgotten"))
-            m["content"] = changes[-1].text
-        if pattern.search(self.summary):
-            changes.append(Change("UPDATE", "summary", pattern.sub("[forgotten]", self.summary),
-                                  previous=self.summary, reason="forgotten"))
-            self.summary = changes[-1].text
+        changes = []
+
+        def redact(id: str, text: str) -> str:
+            if not pattern.search(text):
+                return text
+            changes.append(Change("UPDATE", id, pattern.sub("[forgotten]", text), previous=text,
+                                  reason="forgotten"))
+            return changes[-1].text
+
+        self.core = {label: redact(label, text) for label, text in self.core.items()}
+        for m in self.messages:
+            m["content"] = redact(m["id"], m["content"])
+        self.summary = redact("summary", self.summary)
         self.changes, self.last_step = [], None
         return changes
 
     def to_state(self) -> dict:
+        """What the agent holds beside its stores, as JSON-ready data."""
         return {"context_tokens": self.context_tokens, "block_limit": self.block_limit,
                 "core": dict(self.core), "messages": [dict(m) for m in self.messages],
                 "summary": self.summary,
-                "archival": self.archival.to_state(), "recall": self.recall.to_state(),
                 "last_turn": self.last_turn, "arrived": self.arrived, "warned": self.warned}
 
     @classmethod
     def from_state(cls, state: dict, *, llm: ToolLLM | None = None,
                    clock=None) -> "MemoryAgent":
-        """Rebuild from ``to_state()``; the model is not state, so pass it again."""
+        """Rebuild from ``to_state()``; the model is not state, so pass it again. Its stores are
+        fresh: whoever loads it puts the saved ones in (see ``parts``)."""
         agent = cls(llm, context_tokens=state["context_tokens"], block_limit=state["block_limit"],
-                    persona=state["core"]["persona"])
+                    persona=state["core"]["persona"], clock=clock)
         # In the constructor's order (persona first), whatever order the saved keys came back in.
         agent.core = {label: require_text(label, state["core"][label], allow_empty=True)
                       for label in agent.core}
-        agent.archival = SemanticMemoryStore.from_state(state["archival"], clock=clock)
-        agent.clock = agent.archival.clock
-        agent.recall = SemanticMemoryStore.from_state(state["recall"], clock=agent.clock)
         agent.messages = [dict(m) for m in state["messages"]]
         agent.summary, agent.last_turn = state["summary"], state["last_turn"]
         agent.arrived, agent.warned = state["arrived"], state["warned"]

@@ -6,13 +6,14 @@ token: entity facts (at most ``fact_share`` of the room), then long-term memorie
 question (at most ``memory_share``), then the window, newest first, in what is left. The room is
 the budget minus the reply's reserve, the system prompt and the user's message. Remembered text
 enters only as quoted data. A :class:`PromptTrace` says what went in, what was cut, and why.
-Going further (09): forgetting, saving and loading are inherited, from memory/hybrid_persistence.py.
+Going further (09): saving and loading its own settings; its parts are saved, loaded and forgotten
+through the protocol (``parts``), never by this class.
 
 Taught in notebooks/06_hybrid_manager.ipynb.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 
 from teachmem.core.change import Change
@@ -23,7 +24,6 @@ from teachmem.core.validate import (require_callable, require_datetime, require_
                                     require_text, require_turn)
 from teachmem.llm import LLM, OfflineLLM, score_importance
 from teachmem.memory.entity import EntityMemory
-from teachmem.memory.hybrid_persistence import HybridPersistence, tier_changes
 from teachmem.memory.semantic import SemanticMemoryStore
 from teachmem.memory.window import SlidingWindowMemory
 
@@ -32,6 +32,8 @@ DEFAULT_SYSTEM_PROMPT = "You are a helpful assistant."
 #: message is about, and a pasted megabyte would cost as much to judge as to keep.
 IMPORTANCE_CHARS = 4000
 SCORE_PARTS = ("relevance", "importance", "decay", "recency", "score")
+SETTINGS = ("token_budget", "reserve_tokens", "fact_share", "memory_share", "memory_top_k",
+            "min_importance", "system_prompt")
 
 
 @dataclass(frozen=True)
@@ -95,13 +97,26 @@ class PromptTrace:
         return "\n".join(lines)
 
 
-class HybridMemoryManager(HybridPersistence):
+def tier_changes(tier: str, changes: list[Change]) -> list[Change]:
+    """A part's Changes, each id prefixed with its name ("entity:e2")."""
+    return [replace(change, id=f"{tier}:{change.id}") for change in changes]
+
+
+def _snapshot(part) -> dict:
+    """A part's attributes, lists and dicts copied: enough to undo a write that appends."""
+    return {k: v.copy() if isinstance(v, (list, dict)) else v for k, v in vars(part).items()}
+
+
+class HybridMemoryManager:
     """Entity facts + long-term memories + a conversation window, within ``token_budget``.
 
     Taught in notebooks/06_hybrid_manager.ipynb.
     """
 
     kind = "hybrid"
+    # The strategies it is built from. Saving, loading and forgetting reach them through the
+    # protocol; longterm comes first because its clock resumes at the saved time.
+    parts = ("longterm", "entity", "window")
 
     def __init__(self, token_budget: int = 3500, *, reserve_tokens: int = 500,
                  fact_share: float = 0.15, memory_share: float = 0.15, recent_k: int = 10,
@@ -159,11 +174,6 @@ class HybridMemoryManager(HybridPersistence):
         self.last_turn = turn
         self.now = when or self.now
         return changes
-
-    def add_message(self, role: str, content: str, turn: int | None = None, *,
-                    timestamp: datetime | None = None) -> list[Change]:
-        """``add``, with the turn as a third argument."""
-        return self.add(role, content, turn=turn, timestamp=timestamp)
 
     def context(self, query: str | None = None) -> list[dict]:
         """What would be sent now (the latest message is already in the window); ``query`` ranks."""
@@ -287,7 +297,21 @@ class HybridMemoryManager(HybridPersistence):
                 left -= cost
         return kept[::-1]
 
+    # ---- Going further (09: saving and loading) ----
+    def to_state(self) -> dict:
+        """The settings, the latest turn and time: what it holds beside its parts."""
+        state = {name: getattr(self, name) for name in (*SETTINGS, "last_turn")}
+        state["now"] = self.now.isoformat() if self.now else None
+        return state
 
-def _snapshot(part) -> dict:
-    """A part's attributes, lists and dicts copied: enough to undo a write that appends."""
-    return {k: v.copy() if isinstance(v, (list, dict)) else v for k, v in vars(part).items()}
+    @classmethod
+    def from_state(cls, state: dict, *, llm: LLM | None = None, clock=None,
+                   token_counter: TokenCounter = estimate_tokens) -> "HybridMemoryManager":
+        """A manager with the saved settings; model and token counter are not state, so pass them
+        again. Its parts are fresh: whoever loads it puts the saved ones in (see ``parts``)."""
+        settings = {name: state[name] for name in SETTINGS}
+        manager = cls(**settings, llm=llm, clock=clock, token_counter=token_counter)
+        manager.last_turn = state["last_turn"]
+        manager.now = datetime.fromisoformat(state["now"]) if state["now"] else None
+        return manager
+

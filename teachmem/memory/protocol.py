@@ -11,6 +11,7 @@ protocol            what the strategy implements              who uses it, and f
 ``Memory``          ``add``, ``context`` (required)           replay, evaluation, widgets
 ``Stateful``        ``to_state()``                            governance finds the tiers by it
 ``Saveable``        ``kind``, ``to_state``, ``from_state``    ``MemoryDB``: save and load by kind
+``Composite``       ``parts``: the attributes holding others  saving, loading, ``forget`` walk them
 ``Erasable``        ``erase(pattern)``                        ``teachmem.forget``
 ``Traceable``       ``provenance()``                          ``teachmem.provenance``
 ``Deletable``       ``delete(id)``                            ``teachmem.apply_retention``
@@ -33,9 +34,9 @@ from typing import Any, Callable, Protocol, runtime_checkable
 
 from teachmem.core.change import Change
 
-__all__ = ["Memory", "Stateful", "Saveable", "Erasable", "Traceable", "Deletable", "Clocked",
-           "UsesModel", "UsesEmbedder", "PROVENANCE_KEYS", "declared_kind", "is_saveable_class",
-           "model_calls", "strategies_by_kind", "strategy_classes"]
+__all__ = ["Memory", "Stateful", "Saveable", "Composite", "Erasable", "Traceable", "Deletable",
+           "Clocked", "UsesModel", "UsesEmbedder", "PROVENANCE_KEYS", "declared_kind",
+           "is_saveable_class", "model_calls", "strategies_by_kind", "strategy_classes"]
 
 # What each dict of ``provenance()`` holds.
 PROVENANCE_KEYS = ("id", "memory_type", "text", "turn", "timestamp", "confidence")
@@ -59,7 +60,8 @@ class Memory(Protocol):
 
 @runtime_checkable
 class Stateful(Protocol):
-    """Optional. ``to_state()`` returns everything the strategy holds, as JSON-ready data.
+    """Optional. ``to_state()`` returns everything the strategy holds, as JSON-ready data (a
+    ``Composite``: everything beside its parts).
 
     It is also how governance tells a strategy from plain data: an object held by a composite
     (the hybrid manager, or an application object) is searched as a tier when it has a state.
@@ -84,9 +86,25 @@ class Saveable(Stateful, Protocol):
 
 
 @runtime_checkable
+class Composite(Protocol):
+    """Optional. A strategy built from other strategies (the hybrid manager, the agent) names the
+    attributes that hold them in ``parts``.
+
+    Its own ``to_state``, ``from_state`` and ``erase`` cover only what it holds beside its parts.
+    Saving, loading and ``teachmem.forget`` reach each part through this contract, so a composite
+    never saves, rebuilds or erases its parts itself. When it is rebuilt, its parts are rebuilt in
+    the order of ``parts`` and share one clock: the one passed in, else the one the first part
+    with a ``clock`` resumes at its saved time.
+    """
+
+    parts: tuple[str, ...]
+
+
+@runtime_checkable
 class Erasable(Protocol):
     """Optional. ``erase(pattern)`` removes or redacts every stored copy of what the compiled
-    pattern matches, and returns the Changes. ``teachmem.forget`` calls it on every tier."""
+    pattern matches, and returns the Changes. ``teachmem.forget`` calls it on every tier (on a
+    composite's parts first, then on the composite for what it holds beside them)."""
 
     def erase(self, pattern: re.Pattern) -> list[Change]: ...
 

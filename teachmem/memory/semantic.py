@@ -21,10 +21,10 @@ from teachmem.core.bm25 import BM25Index
 from teachmem.core.change import Change
 from teachmem.core.clock import ManualClock
 from teachmem.core.spans import locate
-from teachmem.core.subword import SubwordEmbedder, embedder_from_config
+from teachmem.core.subword import embedder_from, embedder_from_config
 from teachmem.core.text import fenced, quote
-from teachmem.core.validate import (require_callable, require_datetime, require_fraction,
-                                    require_int_at_least, require_positive_int, require_role,
+from teachmem.core.validate import (require_callable, require_datetime, require_decay_rate,
+                                    require_fraction, require_positive_int, require_role,
                                     require_text, require_turn)
 from teachmem.core.vectors import MemoryTable, decay_factor, min_max, require_labels, top_k_rows
 from teachmem.core.words import content_words, stem
@@ -83,29 +83,17 @@ class SemanticMemoryStore(SemanticUpkeep):
                  clock=None, lexical_weight: float = 0.5, reply_weight: float = 0.5,
                  scoring: str = "half_life", context_top_k: int = 3,
                  neighbour_words: bool = False):
-        if require_fraction("decay_rate", decay_rate) == 0:
-            raise ValueError("decay_rate must be in (0, 1]: 0 would erase every memory "
-                             "after one day")
         if scoring not in SCORINGS:
             raise ValueError(f"scoring must be one of {sorted(SCORINGS)}, got {scoring!r}")
         if not isinstance(neighbour_words, bool):
             raise TypeError(f"neighbour_words must be True or False, got {neighbour_words!r}")
-        if isinstance(embedder, str):                       # a name, such as "subword"
-            embedder = embedder_from_config({"name": embedder})
-        if embedder is not None:
-            has_dim = isinstance(getattr(embedder, "dim", 0), int)
-            if not has_dim or not hasattr(embedder, "embed"):
-                raise TypeError("embedder must have an int dim and an embed(texts) method, "
-                                f"got {type(embedder).__name__}")
         self.neighbour_words = neighbour_words
-        self.decay_rate = float(decay_rate)
+        self.decay_rate = require_decay_rate("decay_rate", decay_rate)
         self.scoring = scoring
         self.lexical_weight = require_fraction("lexical_weight", lexical_weight)
         self.reply_weight = require_fraction("reply_weight", reply_weight)
         self.context_top_k = require_positive_int("context_top_k", context_top_k)
-        if embedder is None:
-            embedder = SubwordEmbedder(require_int_at_least("embed_dim", embed_dim, 2))
-        self.embedder = embedder
+        self.embedder = embedder_from(embedder, embed_dim)
         self.clock = require_callable("clock", clock) or ManualClock()
         self.lexical = BM25Index()                  # row -> its words, for BM25
         self.table = MemoryTable(self.embedder.dim, COLUMNS)   # row -> vector and COLUMNS

@@ -31,8 +31,7 @@ def truncate_to_tokens(text: str, max_tokens: int, counter: TokenCounter = estim
     >>> truncate_to_tokens("one two three four five six seven eight nine ten", 8)
     'one two [… truncated 11 tokens]'
     """
-    if isinstance(max_tokens, bool) or not isinstance(max_tokens, int) or max_tokens < 1:
-        raise ValueError(f"max_tokens must be a positive int, got {max_tokens!r}")
+    require_positive_int("max_tokens", max_tokens)
     total = counter(text)
     if total <= max_tokens:
         return text

@@ -9,6 +9,7 @@ import pytest
 import teachmem
 from teachmem import MemoryAgent, MemoryDB, forget, load_scenario
 from teachmem.lab.replay import add_turn, replay
+from teachmem.lab.storage.state_codec import restore, state_of
 from teachmem.llm import OfflineLLM
 from teachmem.llm.memory_policy import decide, fact_line
 from teachmem.memory.agent import EVICT_TO, TOOLS, WARN_AT, tool_schemas
@@ -340,21 +341,21 @@ def test_bad_input_is_a_clear_error_naming_the_argument(call, error, match):
 def test_a_refused_turn_changes_nothing():
     agent = MemoryAgent()
     agent.step("Hello, my name is Priya.", turn=3)
-    before = agent.to_state()
+    before = state_of(agent)
     with pytest.raises(ValueError, match="turn"):
         agent.step("I live in Lisbon.", turn=2)
-    assert agent.to_state() == before
+    assert state_of(agent) == before
 
 
 def test_to_state_round_trip_and_the_database(tmp_path, finished):
     agent, _, _ = finished
-    again = MemoryAgent.from_state(json.loads(json.dumps(agent.to_state())))
+    again = restore(MemoryAgent, json.loads(json.dumps(state_of(agent))))
     assert again.context() == agent.context() and again.core == agent.core
     assert again.conversation_search("JSONB") == agent.conversation_search("JSONB")
     with MemoryDB(tmp_path / "m.db") as db:
         db.save(agent, user_id="maya")
         loaded = db.load(user_id="maya")
-    assert isinstance(loaded, MemoryAgent) and loaded.to_state() == agent.to_state()
+    assert isinstance(loaded, MemoryAgent) and state_of(loaded) == state_of(agent)
     assert loaded.context() == agent.context()     # the blocks in their order, though the file sorts keys
     # both go on the same way
     assert again.step("I moved to Porto last month.")["tool_calls"] == \
@@ -366,7 +367,7 @@ def test_forget_reaches_every_tier():
     agent.archival_memory_insert("Maya's sister runs the yoga studio.")
     audit = forget(agent, "Maya")
     assert audit.clean, str(audit)
-    assert "Maya" not in json.dumps(agent.to_state())
+    assert "Maya" not in json.dumps(state_of(agent))
     assert re.search("forgotten", agent.core["human"])
 
 

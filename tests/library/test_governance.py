@@ -16,6 +16,7 @@ from teachmem.lab.governance import (Observation, RetentionPolicy, apply_fresh, 
 from teachmem.memory.hybrid import HybridMemoryManager
 from teachmem.lab.replay import add_turn, feed
 from teachmem.lab.storage.memory_db import MemoryDB
+from teachmem.lab.storage.state_codec import state_of
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -261,10 +262,10 @@ def test_forget_bad_input_changes_nothing(noor, memorydb_path, call, error, word
     app = assistant(noor, upto=6)
     db = MemoryDB(memorydb_path)
     db.save(app.buffer, user_id="noor")
-    before = [getattr(app, n).to_state() for n in vars(app)], db.load_state(user_id="noor")
+    before = [state_of(getattr(app, n)) for n in vars(app)], db.load_state(user_id="noor")
     with pytest.raises(error, match=words):
         call(app, db)
-    assert ([getattr(app, n).to_state() for n in vars(app)], db.load_state(user_id="noor")) == before
+    assert ([state_of(getattr(app, n)) for n in vars(app)], db.load_state(user_id="noor")) == before
 
 
 # ------------------------------------------------------------ fresh beats stale

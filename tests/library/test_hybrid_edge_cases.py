@@ -8,6 +8,7 @@ import pytest
 
 from teachmem import EntityMemory, HybridMemoryManager, OfflineLLM, forget
 from teachmem.memory.hybrid import IMPORTANCE_CHARS
+from teachmem.lab.storage.state_codec import state_of
 from teachmem.memory.semantic import SemanticMemoryStore
 from teachmem.memory.window import SlidingWindowMemory
 
@@ -34,7 +35,7 @@ def test_a_timezone_aware_timestamp_is_stored_as_naive_utc_in_every_tier():
 
 def test_a_tier_that_fails_leaves_no_tier_changed_and_the_turn_can_be_retried(monkeypatch):
     mgr = conversation()
-    before = mgr.to_state()
+    before = state_of(mgr)
 
     def broken_store(*args, **kwargs):
         raise RuntimeError("disk full")
@@ -42,7 +43,7 @@ def test_a_tier_that_fails_leaves_no_tier_changed_and_the_turn_can_be_retried(mo
     monkeypatch.setattr(mgr.longterm, "store", broken_store)
     with pytest.raises(RuntimeError, match="disk full"):
         mgr.add("user", "Let's switch to MySQL instead, I prefer it", turn=3)
-    assert mgr.to_state() == before and len(mgr.window.all_messages) == 2 and mgr.entity.last_turn == 2
+    assert state_of(mgr) == before and len(mgr.window.all_messages) == 2 and mgr.entity.last_turn == 2
     monkeypatch.undo()
     changes = mgr.add("user", "Let's switch to MySQL instead, I prefer it", turn=3)
     assert {c.id for c in changes} >= {"entity:e2", "longterm:s1"}
@@ -70,10 +71,10 @@ def test_a_model_failure_comes_before_any_change():
 ])
 def test_bad_messages_are_refused_before_any_tier_changes(call, error, name):
     mgr = conversation()
-    before = mgr.to_state()
+    before = state_of(mgr)
     with pytest.raises(error, match=name):
         call(mgr)
-    assert mgr.to_state() == before
+    assert state_of(mgr) == before
 
 
 # ------------------------------------------------ defects 10 and 11, and collaborators checked at construction
@@ -127,11 +128,12 @@ def test_forget_reaches_every_tier_through_erase():
     mgr = HybridMemoryManager(min_importance=0.0)
     mgr.add("user", "My card is 4111 1111 1111 1111 and we use PostgreSQL", turn=1)
     mgr.add("user", "Let's switch to MySQL instead", turn=2)
-    changes = mgr.forget("4111  1111 1111\n1111")
-    assert {c.id.split(":")[0] for c in changes} >= {"window", "longterm"}
-    assert "4111" not in json.dumps(mgr.to_state())
-    changes = mgr.erase(re.compile("postgres", re.IGNORECASE))
-    assert "entity:e2" in {c.id for c in changes} and "postgres" not in json.dumps(mgr.to_state()).lower()
+    audit = forget(mgr, "4111  1111 1111\n1111")
+    assert {t.tier for t in audit.tiers if t.changes} >= {"window", "longterm"}
+    assert "4111" not in json.dumps(state_of(mgr))
+    audit = forget(mgr, re.compile("postgres", re.IGNORECASE))
+    assert ("entity", "e2") in {(t.tier, c.id) for t in audit.tiers for c in t.changes}
+    assert "postgres" not in json.dumps(state_of(mgr)).lower()
 
 
 def test_forget_builds_a_whitespace_tolerant_pattern_and_erases_the_entity_tier(monkeypatch):
@@ -139,11 +141,12 @@ def test_forget_builds_a_whitespace_tolerant_pattern_and_erases_the_entity_tier(
     seen = []
     for name in ("window", "longterm"):
         monkeypatch.setattr(getattr(mgr, name), "erase", lambda pattern: seen.append(pattern) or [], raising=False)
-    changes = mgr.forget("react   and\npostgresql")
+    changes = forget(mgr, "react   and\npostgresql").changes
     assert [p.pattern for p in seen] == [seen[0].pattern] * 2 and seen[0].search("React and PostgreSQL")
     assert changes == [] and mgr.entity.values      # no single fact holds the whole phrase
-    [gone] = mgr.forget("PostgreSQL")
-    assert (gone.event, gone.id) == ("DELETE", "entity:e2") and "database" not in mgr.entity.entities["Project"]
+    audit = forget(mgr, "PostgreSQL")
+    [(tier, gone)] = [(t.tier, c) for t in audit.tiers for c in t.changes]
+    assert (gone.event, tier, gone.id) == ("DELETE", "entity", "e2") and "database" not in mgr.entity.entities["Project"]
 
 
 # ------------------------------------------------ a pasted megabyte
@@ -164,7 +167,7 @@ def test_the_model_judges_the_head_of_a_long_message_not_all_of_it():
 def test_what_forget_reports_is_not_one_more_copy(tmp_path):
     mgr = HybridMemoryManager(min_importance=0.0)
     mgr.add("user", "My card is 4111 1111 1111 1111 and we use PostgreSQL", turn=1)
-    changes = mgr.forget("4111 1111 1111 1111")
+    changes = forget(mgr, "4111 1111 1111 1111").changes
     assert changes and "4111" not in repr(changes)
     mgr.add("user", "My card is 4111 1111 1111 1111 again", turn=2)
     audit = forget(mgr, "4111 1111 1111 1111")

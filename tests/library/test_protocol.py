@@ -17,9 +17,9 @@ import pytest
 import teachmem
 from teachmem import EPOCH, Change
 from teachmem.core.text import forget_pattern
-from teachmem.lab.storage.state_codec import strategy_class
-from teachmem.memory.protocol import (PROVENANCE_KEYS, Clocked, Deletable, Erasable, Memory, Saveable,
-                                      Stateful, Traceable, UsesEmbedder, UsesModel, declared_kind,
+from teachmem.lab.storage.state_codec import restore, state_of, strategy_class
+from teachmem.memory.protocol import (PROVENANCE_KEYS, Clocked, Composite, Deletable, Erasable, Memory,
+                                      Saveable, Stateful, Traceable, UsesEmbedder, UsesModel, declared_kind,
                                       is_saveable_class, strategy_classes)
 
 STRATEGIES = strategy_classes()
@@ -114,10 +114,10 @@ def test_state_round_trip(cls):
     memory, _ = _fed(cls)
     assert isinstance(memory, Saveable) and isinstance(memory, Stateful)
     assert declared_kind(cls) == cls.kind and is_saveable_class(cls)
-    state = memory.to_state()
-    again = cls.from_state(state)
+    state = state_of(memory)
+    again = restore(cls, json.loads(json.dumps(state)))
     assert type(again) is cls
-    assert again.to_state() == state
+    assert state_of(again) == state
     assert _context(again) == _context(memory)
     assert _context(again, "Which database?") == _context(memory, "Which database?")
 
@@ -129,10 +129,13 @@ def test_erase(cls):
     assert isinstance(memory, Erasable)
     pattern = forget_pattern("maya@example.com")
     held = bool(pattern.search(json.dumps(memory.to_state())))    # a procedure store keeps no email
-    changes = memory.erase(pattern)
+    changes = memory.erase(pattern)               # a composite: what it holds beside its parts
     assert isinstance(changes, list) and all(isinstance(c, Change) for c in changes)
     assert bool(changes) == held
     assert not pattern.search(json.dumps(memory.to_state()))
+    for name in memory.parts if isinstance(memory, Composite) else ():
+        getattr(memory, name).erase(pattern)
+    assert not pattern.search(json.dumps(state_of(memory)))
     assert not any(pattern.search(m["content"]) for m in _context(memory) + _context(memory, "email"))
     assert memory.erase(pattern) == []              # nothing left to erase
     with pytest.raises(TypeError):
@@ -208,3 +211,21 @@ def test_model_calls_reads_the_models_usage():
     assert model_calls(RulesOnly()) == 0 and model_calls(object()) == 0
     memory, _ = _fed(teachmem.ReflectiveMemory)           # one call to score each message
     assert model_calls(memory) == memory.llm.usage.calls >= len(TURNS)
+
+
+@pytest.mark.parametrize("cls", STRATEGIES, ids=lambda cls: cls.kind)
+def test_a_strategy_holding_others_names_them_in_parts(cls):
+    memory, _ = _fed(cls)
+    held = {name for name, value in vars(memory).items() if isinstance(value, (Memory, Stateful))}
+    assert held == set(memory.parts if isinstance(memory, Composite) else ())
+
+
+@pytest.mark.parametrize("cls", [c for c in STRATEGIES if "parts" in vars(c)], ids=lambda cls: cls.kind)
+def test_a_composite_is_saved_and_forgotten_through_its_parts(cls):
+    memory, _ = _fed(cls)
+    state = state_of(memory)
+    assert all(state[name] == state_of(getattr(memory, name)) for name in memory.parts)
+    assert not set(memory.to_state()) & set(memory.parts)       # its own state holds no part
+    audit = teachmem.forget(memory, "maya@example.com")
+    assert audit.clean and {t.tier for t in audit.tiers} >= set(memory.parts)
+    assert "maya@example.com" not in json.dumps(state_of(memory))

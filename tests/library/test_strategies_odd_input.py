@@ -30,6 +30,7 @@ from hypothesis import HealthCheck, Phase, given, settings, strategies as st
 
 import teachmem
 from teachmem.lab.storage.memory_db import MemoryDB
+from teachmem.lab.storage.state_codec import restore, state_of
 
 AWARE = datetime(2026, 1, 1, 12, 0, tzinfo=timezone(timedelta(hours=5)))
 SKIP = {"to_state", "from_state", "save", "load"}       # save/load(path) of a strategy write files
@@ -115,12 +116,14 @@ def seeded(cls: type):
 
 
 def snapshot(memory) -> str:
-    return json.dumps(memory.to_state(), sort_keys=True)
+    return json.dumps(state_of(memory), sort_keys=True)
 
 
 # ------------------------------------------------------------ cases the strategies' own files must fix
 # (class, method): what the property found. Each is xfail(strict=True): remove the entry once fixed.
 KNOWN: dict[tuple[str, str], str] = {
+    ("SemanticMemoryStore", "remember"): "a label of -inf is stored, then every save fails",
+    ("ReflectiveMemory", "store"): "a label with a lone surrogate is stored, then every save fails",
 }
 
 CASES = [pytest.param(cls, name, id=f"{cls.__name__}.{name}",
@@ -149,12 +152,12 @@ def test_a_public_call_refuses_clearly_or_persists(cls, name, db, data):
         assert any(n in str(err) for n in names), f"{type(err).__name__}: {err} names none of {names}"
         assert snapshot(memory) == before, f"{type(err).__name__} raised after the memory changed"
         return
-    state = memory.to_state()
-    via_json = cls.from_state(json.loads(json.dumps(state)))
-    assert via_json.to_state() == state
+    state = state_of(memory)
+    via_json = restore(cls, json.loads(json.dumps(state)))
+    assert state_of(via_json) == state
     db.save(memory, user_id="prop", name=cls.__name__)
     via_db = db.load(user_id="prop", name=cls.__name__)
-    assert via_db.to_state() == state
+    assert state_of(via_db) == state
     assert via_json.context() == via_db.context() == memory.context()
 
 
@@ -165,6 +168,6 @@ def test_every_strategy_and_its_writes_are_found():
             "SemanticMemoryStore", "HybridMemoryManager"} <= set(found)
     assert all("add" in calls and "context" in calls for calls in found.values())
     assert {"store", "remember", "consolidate", "prune", "retrieve"} <= set(found["SemanticMemoryStore"])
-    assert "pin" in found["SummaryMemory"] and "forget" in found["HybridMemoryManager"]
+    assert "pin" in found["SummaryMemory"] and "assemble_prompt" in found["HybridMemoryManager"]
     assert all(key in {c.values[0].__name__ + "." + c.values[1] for c in CASES} for key in
                (f"{c}.{m}" for c, m in KNOWN)), "a KNOWN entry names a call that no longer exists"

@@ -23,6 +23,7 @@ from teachmem.lab.governance import RetentionPolicy, apply_fresh, apply_retentio
 from teachmem.memory.hybrid import HybridMemoryManager
 from teachmem.memory.semantic import SCORINGS
 from teachmem.lab.storage.memory_db import MemoryDB, MemoryNotFound
+from teachmem.lab.storage.state_codec import restore, state_of
 
 
 
@@ -106,11 +107,11 @@ def test_every_strategy_round_trips_exactly(kind, db, data):
     memory = data.draw(FACTORIES[kind])
     conversation_into(memory, data.draw(st.lists(message, max_size=14)))
     extras(memory, data)
-    state = memory.to_state()
-    via_json = type(memory).from_state(json.loads(json.dumps(state)))
+    state = state_of(memory)
+    via_json = restore(type(memory), json.loads(json.dumps(state)))
     db.save(memory, user_id="prop", name=kind)
     via_db = db.load(user_id="prop", name=kind)
-    assert via_json.to_state() == state and via_db.to_state() == state
+    assert state_of(via_json) == state and state_of(via_db) == state
     for q in data.draw(st.lists(queries, min_size=1, max_size=3)):
         want = memory.context(q)
         assert via_json.context(q) == want and via_db.context(q) == want
@@ -155,7 +156,7 @@ def random_call(data, fn):
 
 
 def snapshot(memory) -> str:
-    return json.dumps(memory.to_state(), sort_keys=True)
+    return json.dumps(state_of(memory), sort_keys=True)
 
 
 @pytest.mark.parametrize("kind", sorted(FACTORIES))
@@ -173,7 +174,7 @@ def test_bad_input_raises_documented_errors_and_changes_nothing(kind, data):
     except DOCUMENTED:
         assert snapshot(memory) == before, f"{kind}.{name}{args, kwargs} failed but changed the memory"
     # whatever happened, the memory is still whole: it serialises and answers
-    json.dumps(memory.to_state())
+    json.dumps(state_of(memory))
     memory.context("which database?")
 
 

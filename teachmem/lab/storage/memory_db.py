@@ -5,9 +5,10 @@ restarts, and the user is silently forgotten. The fix is to treat memory like
 session data: a stateless process, a stateful store. ``MemoryDB`` is that
 store, on the ``sqlite3`` module of the standard library (one file, no server).
 
-* **Exact round trips.** ``save`` writes ``memory.to_state()`` (checked to be
-  JSON-ready and valid Unicode, naming the path of a bad value); ``load``
-  calls ``from_state``, so after a reload ``context(q)`` is identical.
+* **Exact round trips.** ``save`` writes ``memory.to_state()``, with each part
+  of a composite (checked to be JSON-ready and valid Unicode, naming the path
+  of a bad value); ``load`` calls ``from_state`` (and each part's), so after a
+  reload ``context(q)`` is identical.
 * **Vectors as BLOBs.** Every ``"vector"`` / ``"embedding"`` list is cut out
   into the ``vectors`` table as float32 bytes (float64 when float32 would not
   give back exactly the same numbers): 1 kB instead of ~5 kB of JSON.
@@ -47,8 +48,8 @@ from teachmem.core.text import forget_pattern
 from teachmem.core.validate import require_text
 from teachmem.lab.storage.pg_file import PgDatabase, is_dsn
 from teachmem.lab.storage.sqlite_file import APPLICATION_ID, SCHEMA_VERSION, SchemaVersionError, SqliteFile
-from teachmem.lab.storage.state_codec import (canonical_name, decode_state, encode_state, register_strategy, strategy_class,
-                                      strategy_name)
+from teachmem.lab.storage.state_codec import (canonical_name, decode_state, encode_state, register_strategy, restore,
+                                              state_of, strategy_class, strategy_name)
 
 __all__ = ["APPLICATION_ID", "MemoryDB", "MemoryNotFound", "SchemaVersionError", "SCHEMA_VERSION",
            "register_strategy", "strategy_class"]
@@ -176,7 +177,7 @@ class MemoryDB:
         user_id, name = self._ids(user_id, name)
         strategy = strategy_name(memory)
         try:
-            text, vectors = encode_state(memory.to_state())
+            text, vectors = encode_state(state_of(memory))
         except (TypeError, ValueError) as err:
             raise type(err)(f"memory cannot be saved: {err}") from None
         with self._write("save()"):
@@ -226,7 +227,7 @@ class MemoryDB:
         except TypeError as err:
             raise TypeError(f"from_state_options do not fit {cls.__qualname__}.from_state: {err}") from None
         try:
-            return cls.from_state(state, **from_state_options)
+            return restore(cls, state, **from_state_options)
         except KeyError as err:
             raise _damaged(user_id, name, f"its state has no key {err.args[0]!r}") from err
         except (TypeError, ValueError, AttributeError, IndexError) as err:

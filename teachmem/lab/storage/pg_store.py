@@ -17,9 +17,9 @@ from typing import Any, cast
 
 from teachmem.core.change import Change
 from teachmem.core.clock import ManualClock
-from teachmem.core.subword import SubwordEmbedder
+from teachmem.core.subword import embedder_from
 from teachmem.core.text import fenced, quote
-from teachmem.core.validate import (require_callable, require_datetime, require_fraction, require_int_at_least,
+from teachmem.core.validate import (require_callable, require_datetime, require_decay_rate, require_fraction,
                                     require_positive_int, require_text)
 from teachmem.core.vectors import require_labels
 from teachmem.lab.storage.pg_rank import explain_plan, ranked, record_recall
@@ -63,15 +63,11 @@ class PgMemoryStore:
             raise RuntimeError(f"PgMemoryStore needs psycopg and pgvector: {INSTALL_HINT}")
         require_text("dsn", dsn)
         require_storable("user_id", require_text("user_id", user_id))
-        if require_fraction("decay_rate", decay_rate) == 0:
-            raise ValueError("decay_rate must be in (0, 1]: 0 would erase every memory after one day")
-        if embedder is not None and not (isinstance(getattr(embedder, "dim", 0), int) and hasattr(embedder, "embed")):
-            raise TypeError(f"embedder must have an int dim and an embed(texts) method, got {type(embedder).__name__}")
-        self.user_id, self.decay_rate = user_id, float(decay_rate)
+        self.user_id = user_id
+        self.decay_rate = require_decay_rate("decay_rate", decay_rate)
         self.context_top_k = require_positive_int("context_top_k", context_top_k)
         self.candidates = require_positive_int("candidates", candidates)
-        self.embedder = embedder if embedder is not None else SubwordEmbedder(
-            require_int_at_least("embed_dim", embed_dim, 2))
+        self.embedder = embedder_from(embedder, embed_dim)
         self.clock = require_callable("clock", clock) or ManualClock()
         self.conn = psycopg.connect(dsn, autocommit=True)
         try:

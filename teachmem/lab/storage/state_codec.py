@@ -10,6 +10,11 @@
   ``"embedding"`` list becomes float32 bytes (float64 when float32 would not
   give back exactly the same numbers): 1 kB instead of ~5 kB of JSON text.
 
+* **A composite is saved part by part.** ``state_of`` adds
+  each part's state (under its attribute name) to what the composite's own
+  ``to_state()`` holds; ``restore`` rebuilds the composite, then each part by
+  its own class, sharing one clock (see ``Composite`` in the protocol).
+
 ``MemoryDB`` (notebook 09) is built on these.
 """
 from __future__ import annotations
@@ -22,10 +27,11 @@ from typing import Any, Iterable, TypeVar
 import numpy as np
 
 from teachmem.core.validate import require_text
-from teachmem.memory.protocol import Stateful, declared_kind, is_saveable_class, strategies_by_kind
+from teachmem.memory.protocol import (Clocked, Composite, Stateful, declared_kind, is_saveable_class,
+                                      strategies_by_kind)
 
-__all__ = ["canonical_name", "decode_state", "encode_state", "raw_count", "register_strategy", "strategy_class",
-           "strategy_name"]
+__all__ = ["canonical_name", "decode_state", "encode_state", "raw_count", "register_strategy", "restore",
+           "state_of", "strategy_class", "strategy_name"]
 
 _VECTOR_KEYS = ("vector", "embedding")
 _JSON_WHITESPACE = re.compile(r"\\[nrt]")
@@ -87,6 +93,38 @@ def strategy_name(memory) -> str:
         raise TypeError(f"memory's class {type(memory).__module__}.{type(memory).__qualname__} is not a registered "
                         "strategy; register it with teachmem.lab.storage.memory_db.register_strategy")
     return name
+
+
+def state_of(memory) -> dict:
+    """Everything ``memory`` holds, as JSON-ready data: its ``to_state()``, and for a composite
+    each part's state under the part's name."""
+    if not isinstance(memory, Stateful):
+        raise TypeError(f"memory must have a to_state() method, got {type(memory).__name__}")
+    state = memory.to_state()
+    if isinstance(memory, Composite):
+        state = state | {name: state_of(getattr(memory, name)) for name in memory.parts}
+    return state
+
+
+def restore(cls, state: dict, **options):
+    """Rebuild what ``state_of`` returned: ``cls.from_state(state, **options)``, then, for a
+    composite, each part by its own class, in the order of ``parts``. Parts that keep a clock
+    share one: ``options["clock"]`` if given, else the one the first of them resumes with."""
+    memory = cls.from_state(state, **options)
+    if not isinstance(memory, Composite):
+        return memory
+    clock = options.get("clock")
+    for name in memory.parts:
+        blank = getattr(memory, name)          # made by the composite, to be replaced
+        if isinstance(blank, Clocked):
+            part = restore(type(blank), state[name], clock=clock)
+            clock = part.clock
+        else:
+            part = restore(type(blank), state[name])
+        setattr(memory, name, part)
+    if isinstance(memory, Clocked) and clock is not None:
+        memory.clock = clock
+    return memory
 
 
 def encode_state(state) -> tuple[str, list[np.ndarray]]:
