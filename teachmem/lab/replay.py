@@ -34,6 +34,7 @@ from teachmem.lab.scenarios import Fact, Question, Scenario, fact_in_text
 from teachmem.memory.buffer import ConversationBuffer
 from teachmem.memory.entity import EntityMemory
 from teachmem.memory.hybrid import HybridMemoryManager
+from teachmem.memory.judged_semantic import JudgedSemanticStore
 from teachmem.memory.protocol import Clocked, Memory, model_calls
 from teachmem.memory.semantic import SemanticMemoryStore
 from teachmem.memory.summary import SummaryMemory
@@ -241,7 +242,7 @@ def comparison_strategies() -> dict[str, Callable[[], object]]:
 
     The window keeps 6 recent messages and pins 2 (notebook 02), the summary
     folds every 6 messages (notebook 03); the rest use their defaults. Notebook 07 replays them with
-    the semantic store's importance judged (``teachmem.lessons.compare.lesson_strategies``).
+    the semantic store's importance judged (``lesson_strategies``).
     """
     return {"buffer": ConversationBuffer,
             "window": lambda: SlidingWindowMemory(recent_k=6, important_k=2),
@@ -249,6 +250,14 @@ def comparison_strategies() -> dict[str, Callable[[], object]]:
             "entity": EntityMemory,
             "semantic": SemanticMemoryStore,
             "hybrid": HybridMemoryManager}
+
+
+def lesson_strategies() -> dict[str, Callable[[], object]]:
+    """``comparison_strategies()`` with the judged semantic store: what notebook 07 and ``make app`` replay.
+
+    Taught in notebooks/07_compare_strategies.ipynb.
+    """
+    return {**comparison_strategies(), "semantic": JudgedSemanticStore}
 
 
 # ------------------------------------------------------------ what each system takes from one message
