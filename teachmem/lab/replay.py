@@ -6,6 +6,7 @@ records, for every strategy after every turn, the Changes its write
 reported, what it would send and what that context knows; ``extractions``
 keeps the Changes of each message's write. The comparison widgets only look
 those records up (taught in notebooks/07_compare_strategies.ipynb).
+``agent_turns`` records what the memory agent did on each turn (notebook 11).
 
 What a context *knows* is measured with the scenario's ground truth:
 
@@ -21,6 +22,7 @@ What a context *knows* is measured with the scenario's ground truth:
 """
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, Callable, Mapping
@@ -30,7 +32,8 @@ import numpy as np
 from teachmem.core.change import Change
 from teachmem.core.clock import ManualClock
 from teachmem.core.tokens import TokenCounter, count_message_tokens, estimate_tokens
-from teachmem.lab.scenarios import Fact, Question, Scenario, fact_in_text
+from teachmem.lab.scenarios import Fact, Question, Scenario, fact_in_text, load_scenario
+from teachmem.memory.agent import MemoryAgent
 from teachmem.memory.buffer import ConversationBuffer
 from teachmem.memory.entity import EntityMemory
 from teachmem.memory.hybrid import HybridMemoryManager
@@ -258,6 +261,36 @@ def lesson_strategies() -> dict[str, Callable[[], object]]:
     Taught in notebooks/07_compare_strategies.ipynb.
     """
     return {**comparison_strategies(), "semantic": JudgedSemanticStore}
+
+
+# ------------------------------------------------------------ what the memory agent did on each turn
+@dataclass(frozen=True)
+class AgentTurn:
+    """The memory agent right after one turn of a scenario: what it holds, and the tools it called."""
+
+    turn: int
+    role: str
+    content: str
+    tokens: int
+    core: dict
+    tool_calls: tuple
+    warned: bool
+    evicted: tuple
+
+
+@functools.lru_cache(maxsize=8)
+def agent_turns(name: str, context_tokens: int, block_limit: int) -> tuple[AgentTurn, ...]:
+    """A fresh ``MemoryAgent`` replayed on the scenario ``name``: every turn's record (computed once), which
+    notebook 11's turn view and plot draw."""
+    scenario, agent = load_scenario(name), MemoryAgent(context_tokens=context_tokens, block_limit=block_limit)
+    turns = []
+    for t in scenario.turns:
+        changes = add_turn(agent, scenario, t.turn)
+        step = agent.last_step if t.role == "user" else None
+        turns.append(AgentTurn(t.turn, t.role, t.content, agent.tokens(), dict(agent.core),
+                               tuple(step["tool_calls"]) if step else (), bool(step and step["warned"]),
+                               tuple(c.id for c in changes if c.reason == "evicted to recall storage")))
+    return tuple(turns)
 
 
 # ------------------------------------------------------------ what each system takes from one message

@@ -4,16 +4,14 @@ Taught in notebooks/11_memory_as_tools.ipynb.
 """
 from __future__ import annotations
 
-import functools
 from collections.abc import Callable
-from dataclasses import dataclass
 from numbers import Integral
 
 from matplotlib.figure import Figure
 
 from teachmem.lab.evaluation.scenario_scores import evaluate
-from teachmem.lab.replay import add_turn, replay
-from teachmem.lab.scenarios import Scenario, load_scenario
+from teachmem.lab.replay import AgentTurn, agent_turns, replay
+from teachmem.lab.scenarios import Scenario
 from teachmem.lessons.common import (OKABE_ITO, after_prediction as after_prediction, answer_checker, checker,
                                      differs, explore as explore, figure, first_problem, forbidding, wrapped)
 from teachmem.memory import agent as agent_module
@@ -21,36 +19,10 @@ from teachmem.memory.agent import WARN_AT, MemoryAgent, oldest_to_evict
 from teachmem.memory.hybrid import HybridMemoryManager
 
 
-@dataclass(frozen=True)
-class Turn:
-    """The agent right after one turn of a scenario."""
-
-    turn: int
-    role: str
-    content: str
-    tokens: int
-    core: dict
-    tool_calls: tuple
-    warned: bool
-    evicted: tuple
-
-
-@functools.lru_cache(maxsize=8)
-def _run(name: str, context_tokens: int, block_limit: int) -> tuple[Turn, ...]:
-    scenario, agent = load_scenario(name), MemoryAgent(context_tokens=context_tokens, block_limit=block_limit)
-    turns = []
-    for t in scenario.turns:
-        changes = add_turn(agent, scenario, t.turn)
-        step = agent.last_step if t.role == "user" else None
-        turns.append(Turn(t.turn, t.role, t.content, agent.tokens(), dict(agent.core),
-                          tuple(step["tool_calls"]) if step else (), bool(step and step["warned"]),
-                          tuple(c.id for c in changes if c.reason == "evicted to recall storage")))
-    return tuple(turns)
-
-
-def run(scenario: str = "project_30", context_tokens: int = 1000, block_limit: int = 400) -> tuple[Turn, ...]:
+def run(scenario: str = "project_30", context_tokens: int = 1000,
+        block_limit: int = 400) -> tuple[AgentTurn, ...]:
     """What a fresh ``MemoryAgent`` did on every turn of ``scenario`` (computed once, then remembered)."""
-    return _run(scenario, context_tokens, block_limit)
+    return agent_turns(scenario, context_tokens, block_limit)
 
 
 def turn_view(turn: int, context_tokens: int = 1000, scenario: str = "project_30") -> str:
@@ -74,7 +46,7 @@ def turn_view(turn: int, context_tokens: int = 1000, scenario: str = "project_30
     return wrapped("\n".join(lines))
 
 
-def plot_context_fill(turns: tuple[Turn, ...], context_tokens: int, title: str) -> Figure:
+def plot_context_fill(turns: tuple[AgentTurn, ...], context_tokens: int, title: str) -> Figure:
     """Tokens in context after each turn, with the warning line, the budget, and every eviction marked."""
     fig, ax = figure(9, 3.6)
     x = [t.turn for t in turns]
