@@ -44,12 +44,6 @@ RLS_WHY = ("\n  Row-level security adds the policy's condition (user_id = the co
            "  query: a row must be maya's and noor's at once, and none is.")
 
 
-def _rls_problem(prediction: object) -> str | None:
-    if isinstance(prediction, float) and prediction.is_integer():
-        prediction = int(prediction)          # 0.0 is the whole number 0, written as a float
-    return prediction_problem(prediction, 0, RLS_WHY)
-
-
 def check_rls_prediction(prediction: object, dsn: str | None = None) -> CheckResult:
     """Exercise 10.1: how many rows does ``SELECT count(*) FROM memories WHERE user_id = 'maya'`` count on a
     connection of the application's role that serves noor?
@@ -59,7 +53,9 @@ def check_rls_prediction(prediction: object, dsn: str | None = None) -> CheckRes
     state the server is in. Given the server's ``dsn``, a stopped server (the cell above printed nothing) is
     said on a line of its own.
     """
-    result = answer_checker("prediction")(_rls_problem)(prediction)
+    if isinstance(prediction, float) and prediction.is_integer():
+        prediction = int(prediction)          # 0.0 is the whole number 0, written as a float
+    result = answer_checker("prediction")(lambda value: prediction_problem(value, 0, RLS_WHY))(prediction)
     stopped = server_problem(dsn) if dsn is not None else None
     if stopped:
         print(wrapped(f"the cell printed nothing: {stopped}"))
