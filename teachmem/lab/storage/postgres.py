@@ -9,6 +9,9 @@ server you already run instead; then ``stop()`` leaves that server alone.
 ``read_replica(primary, directory)`` copies a running local server with ``pg_basebackup`` (shipped in the same
 wheel) and starts the copy on a second port as a streaming standby: it replays the primary's write-ahead log and
 answers reads only. ``wait_for_replay`` waits, a bounded number of short polls, until it has replayed a write.
+
+``server_answers(dsn)`` and ``connection_gone(err)`` tell a stopped server from a running one's errors;
+``quiet_if_server_stopped()`` lets a notebook cell skip its rest once the server is gone (notebook 10).
 """
 from __future__ import annotations
 
