@@ -256,17 +256,18 @@ def comparison_strategies() -> dict[str, Callable[[], object]]:
 
 
 def lesson_strategies() -> dict[str, Callable[[], object]]:
-    """``comparison_strategies()`` with the judged semantic store: what notebook 07 and ``make app`` replay.
+    """``comparison_strategies()`` with the judged semantic store: what notebook 07 and
+    ``make app`` replay.
 
     Taught in notebooks/07_compare_strategies.ipynb.
     """
     return {**comparison_strategies(), "semantic": JudgedSemanticStore}
 
 
-# ------------------------------------------------------------ what the memory agent did on each turn
+# -------------------------------------------------------- what the memory agent did on each turn
 @dataclass(frozen=True)
 class AgentTurn:
-    """The memory agent right after one turn of a scenario: what it holds, and the tools it called."""
+    """The memory agent right after one turn of a scenario: what it holds, the tools it called."""
 
     turn: int
     role: str
@@ -280,16 +281,18 @@ class AgentTurn:
 
 @functools.lru_cache(maxsize=8)
 def agent_turns(name: str, context_tokens: int, block_limit: int) -> tuple[AgentTurn, ...]:
-    """A fresh ``MemoryAgent`` replayed on the scenario ``name``: every turn's record (computed once), which
-    notebook 11's turn view and plot draw."""
-    scenario, agent = load_scenario(name), MemoryAgent(context_tokens=context_tokens, block_limit=block_limit)
+    """A fresh ``MemoryAgent`` replayed on the scenario ``name``: every turn's record (computed
+    once), which notebook 11's turn view and plot draw."""
+    scenario = load_scenario(name)
+    agent = MemoryAgent(context_tokens=context_tokens, block_limit=block_limit)
     turns = []
     for t in scenario.turns:
         changes = add_turn(agent, scenario, t.turn)
         step = agent.last_step if t.role == "user" else None
+        evicted = tuple(c.id for c in changes if c.reason == "evicted to recall storage")
         turns.append(AgentTurn(t.turn, t.role, t.content, agent.tokens(), dict(agent.core),
-                               tuple(step["tool_calls"]) if step else (), bool(step and step["warned"]),
-                               tuple(c.id for c in changes if c.reason == "evicted to recall storage")))
+                               tuple(step["tool_calls"]) if step else (),
+                               bool(step and step["warned"]), evicted))
     return tuple(turns)
 
 

@@ -192,8 +192,8 @@ def store_retriever(make_store: Callable[[], Any] | None = None) -> Callable[[li
 
 
 def overlap_retriever(stopwords: set[str]) -> Callable[[list[str]], Search]:
-    """The baseline notebook 08b builds: most words shared with the question first (ties by position), each
-    text's words lower-cased, ``stopwords`` left out."""
+    """The baseline notebook 08b builds: most words shared with the question first (ties by
+    position), each text's words lower-cased, ``stopwords`` left out."""
     def words(text: str) -> set[str]:
         return set(re.findall(r"[a-z0-9']+", text.lower())) - stopwords
 

@@ -50,10 +50,12 @@ def require_storable(name: str, value):
 
 
 def remove_user(dsn: str, user_id: str) -> int:
-    """Delete every row of ``user_id`` from ``PgMemoryStore``'s table, as the server's owner (the application's
-    role may not delete), so that a cell that feeds that user can run again; how many rows went."""
+    """Delete every row of ``user_id`` from ``PgMemoryStore``'s table, as the server's owner (the
+    application's role may not delete), so that a cell that feeds that user can run again; how
+    many rows went."""
     with psycopg.connect(dsn, autocommit=True) as conn:
-        if conn.execute("SELECT to_regclass('memories')").fetchone()[0] is None:     # type: ignore[index]
+        table = conn.execute("SELECT to_regclass('memories')").fetchone()[0]     # type: ignore[index]
+        if table is None:
             return 0
         return conn.execute("DELETE FROM memories WHERE user_id = %s", [user_id]).rowcount
 

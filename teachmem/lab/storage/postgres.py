@@ -10,8 +10,8 @@ server you already run instead; then ``stop()`` leaves that server alone.
 wheel) and starts the copy on a second port as a streaming standby: it replays the primary's write-ahead log and
 answers reads only. ``wait_for_replay`` waits, a bounded number of short polls, until it has replayed a write.
 
-``server_answers(dsn)`` and ``connection_gone(err)`` tell a stopped server from a running one's errors;
-``quiet_if_server_stopped()`` lets a notebook cell skip its rest once the server is gone (notebook 10).
+``server_answers(dsn)`` and ``connection_gone(err)`` tell a stopped server from a running one's
+errors; ``quiet_if_server_stopped()`` lets a cell skip its rest once the server is gone (notebook 10).
 """
 from __future__ import annotations
 
@@ -226,23 +226,24 @@ def server_answers(dsn: str) -> bool:
     return True
 
 
-# SQLSTATEs that say the server is gone: class 08 (connection exception), an administrator's or a crash's
-# shutdown, a server shutting down or starting up.
+# SQLSTATEs that say the server is gone: class 08 (connection exception), an administrator's or a
+# crash's shutdown, a server shutting down or starting up.
 GONE_STATES = ("08", "57P01", "57P02", "57P03")
 
 
 def connection_gone(err: BaseException) -> bool:
-    """Whether ``err`` says the server no longer answers: an ``OperationalError`` psycopg raises itself (no
-    SQLSTATE: no server to connect to, the connection closed or lost) or one of ``GONE_STATES``. A statement
-    timeout, a lock not granted or a full disk are OperationalErrors of a server that still answers: not these."""
+    """Whether ``err`` says the server no longer answers: an ``OperationalError`` psycopg raises
+    itself (no SQLSTATE: no server to connect to, the connection closed or lost) or one of
+    ``GONE_STATES``. A statement timeout, a lock not granted or a full disk are OperationalErrors of
+    a server that still answers: not these."""
     return isinstance(err, psycopg.OperationalError) and (
         err.sqlstate is None or err.sqlstate.startswith(GONE_STATES))
 
 
 @contextmanager
 def quiet_if_server_stopped() -> Iterator[None]:
-    """Runs the block; if the server no longer answers, skips the rest of it quietly (a check says why).
-    Any other error, an OperationalError of a running server included, is raised as usual."""
+    """Runs the block; if the server no longer answers, skips the rest of it quietly (a check says
+    why). Any other error, an OperationalError of a running server included, is raised as usual."""
     try:
         yield
     except psycopg.OperationalError as err:
