@@ -103,8 +103,7 @@ def chart_alone() -> list[float]:
     """Milliseconds to draw each turn's chart once, in this process: the kernel's share of a step."""
     sys.path.insert(0, str(ROOT))
     from teachmem import load_scenario
-    from teachmem.lab.replay import replay
-    from teachmem.lessons.compare import lesson_strategies
+    from teachmem.lab.replay import lesson_strategies, replay
     from teachmem.app.projector import ComparisonChart
     chart = ComparisonChart(replay(load_scenario("project_30"), lesson_strategies()))
     times = []

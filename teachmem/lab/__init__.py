@@ -1,7 +1,8 @@
 """Lab equipment, by subsystem. Depends on teachmem.memory, never the reverse.
 
 * ``scenarios``: the scripted conversations with their ground-truth facts (notebook 00 on);
-* ``replay``: feed a scenario to strategies turn by turn and record what each sends (07);
+* ``replay``: feed a scenario to strategies turn by turn and record what each sends (07), or
+  what the memory agent did (11);
 * ``evaluation``: scores on the scenarios, the scoreboard, LoCoMo recall and the study of
   recall over months (05, 08, 08b; ``python -m teachmem.evaluate``);
 * ``storage``: ``MemoryDB`` on SQLite or PostgreSQL, the saved-state codec, and the semantic

@@ -6,6 +6,7 @@ records, for every strategy after every turn, the Changes its write
 reported, what it would send and what that context knows; ``extractions``
 keeps the Changes of each message's write. The comparison widgets only look
 those records up (taught in notebooks/07_compare_strategies.ipynb).
+``agent_turns`` records what the memory agent did on each turn (notebook 11).
 
 What a context *knows* is measured with the scenario's ground truth:
 
@@ -21,6 +22,7 @@ What a context *knows* is measured with the scenario's ground truth:
 """
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, Callable, Mapping
@@ -30,10 +32,12 @@ import numpy as np
 from teachmem.core.change import Change
 from teachmem.core.clock import ManualClock
 from teachmem.core.tokens import TokenCounter, count_message_tokens, estimate_tokens
-from teachmem.lab.scenarios import Fact, Question, Scenario, fact_in_text
+from teachmem.lab.scenarios import Fact, Question, Scenario, fact_in_text, load_scenario
+from teachmem.memory.agent import MemoryAgent
 from teachmem.memory.buffer import ConversationBuffer
 from teachmem.memory.entity import EntityMemory
 from teachmem.memory.hybrid import HybridMemoryManager
+from teachmem.memory.judged_semantic import JudgedSemanticStore
 from teachmem.memory.protocol import Clocked, Memory, model_calls
 from teachmem.memory.semantic import SemanticMemoryStore
 from teachmem.memory.summary import SummaryMemory
@@ -241,7 +245,7 @@ def comparison_strategies() -> dict[str, Callable[[], object]]:
 
     The window keeps 6 recent messages and pins 2 (notebook 02), the summary
     folds every 6 messages (notebook 03); the rest use their defaults. Notebook 07 replays them with
-    the semantic store's importance judged (``teachmem.lessons.compare.lesson_strategies``).
+    the semantic store's importance judged (``lesson_strategies``).
     """
     return {"buffer": ConversationBuffer,
             "window": lambda: SlidingWindowMemory(recent_k=6, important_k=2),
@@ -249,6 +253,47 @@ def comparison_strategies() -> dict[str, Callable[[], object]]:
             "entity": EntityMemory,
             "semantic": SemanticMemoryStore,
             "hybrid": HybridMemoryManager}
+
+
+def lesson_strategies() -> dict[str, Callable[[], object]]:
+    """``comparison_strategies()`` with the judged semantic store: what notebook 07 and
+    ``make app`` replay.
+
+    Taught in notebooks/07_compare_strategies.ipynb.
+    """
+    return {**comparison_strategies(), "semantic": JudgedSemanticStore}
+
+
+# -------------------------------------------------------- what the memory agent did on each turn
+@dataclass(frozen=True)
+class AgentTurn:
+    """The memory agent right after one turn of a scenario: what it holds, the tools it called."""
+
+    turn: int
+    role: str
+    content: str
+    tokens: int
+    core: dict
+    tool_calls: tuple
+    warned: bool
+    evicted: tuple
+
+
+@functools.lru_cache(maxsize=8)
+def agent_turns(name: str, context_tokens: int, block_limit: int) -> tuple[AgentTurn, ...]:
+    """A fresh ``MemoryAgent`` replayed on the scenario ``name``: every turn's record (computed
+    once), which notebook 11's turn view and plot draw."""
+    scenario = load_scenario(name)
+    agent = MemoryAgent(context_tokens=context_tokens, block_limit=block_limit)
+    turns = []
+    for t in scenario.turns:
+        changes = add_turn(agent, scenario, t.turn)
+        step = agent.last_step if t.role == "user" else None
+        evicted = tuple(c.id for c in changes if c.reason == "evicted to recall storage")
+        turns.append(AgentTurn(t.turn, t.role, t.content, agent.tokens(), dict(agent.core),
+                               tuple(step["tool_calls"]) if step else (),
+                               bool(step and step["warned"]), evicted))
+    return tuple(turns)
 
 
 # ------------------------------------------------------------ what each system takes from one message

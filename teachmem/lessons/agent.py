@@ -4,58 +4,25 @@ Taught in notebooks/11_memory_as_tools.ipynb.
 """
 from __future__ import annotations
 
-import functools
 from collections.abc import Callable
-from dataclasses import dataclass
 from numbers import Integral
 
 from matplotlib.figure import Figure
 
 from teachmem.lab.evaluation.scenario_scores import evaluate
-from teachmem.lab.replay import add_turn, replay
-from teachmem.lab.scenarios import Scenario, load_scenario
-from teachmem.lessons.common import (OKABE_ITO, after_prediction, answer_checker, checker, differs, explore, figure,
-                                     first_problem, forbidding, wrapped)
+from teachmem.lab.replay import AgentTurn, agent_turns, replay
+from teachmem.lab.scenarios import Scenario
+from teachmem.lessons.common import (OKABE_ITO, after_prediction as after_prediction, answer_checker, checker,
+                                     differs, explore as explore, figure, first_problem, forbidding, wrapped)
 from teachmem.memory import agent as agent_module
-from teachmem.memory.agent import EVICT_TO, WARN_AT, MemoryAgent, oldest_to_evict
+from teachmem.memory.agent import WARN_AT, MemoryAgent, oldest_to_evict
 from teachmem.memory.hybrid import HybridMemoryManager
 
-__all__ = ["Turn", "run", "turn_view", "plot_context_fill", "compare", "compare_bank", "check_predicted_turn",
-           "check_block_limit", "check_oldest_to_evict", "after_prediction", "explore", "wrapped", "EVICT_TO", "WARN_AT"]
 
-
-@dataclass(frozen=True)
-class Turn:
-    """The agent right after one turn of a scenario."""
-
-    turn: int
-    role: str
-    content: str
-    tokens: int
-    core: dict
-    tool_calls: tuple
-    warned: bool
-    evicted: tuple
-
-
-def _record(agent: MemoryAgent, scenario: Scenario, turn: int) -> Turn:
-    changes = add_turn(agent, scenario, turn)
-    t = scenario.turns[turn - 1]
-    step = agent.last_step if t.role == "user" else None
-    return Turn(turn, t.role, t.content, agent.tokens(), dict(agent.core),
-                tuple(step["tool_calls"]) if step else (), bool(step and step["warned"]),
-                tuple(c.id for c in changes if c.reason == "evicted to recall storage"))
-
-
-@functools.lru_cache(maxsize=8)
-def _run(name: str, context_tokens: int, block_limit: int) -> tuple[Turn, ...]:
-    scenario, agent = load_scenario(name), MemoryAgent(context_tokens=context_tokens, block_limit=block_limit)
-    return tuple(_record(agent, scenario, t.turn) for t in scenario.turns)
-
-
-def run(scenario: str = "project_30", context_tokens: int = 1000, block_limit: int = 400) -> tuple[Turn, ...]:
+def run(scenario: str = "project_30", context_tokens: int = 1000,
+        block_limit: int = 400) -> tuple[AgentTurn, ...]:
     """What a fresh ``MemoryAgent`` did on every turn of ``scenario`` (computed once, then remembered)."""
-    return _run(scenario, context_tokens, block_limit)
+    return agent_turns(scenario, context_tokens, block_limit)
 
 
 def turn_view(turn: int, context_tokens: int = 1000, scenario: str = "project_30") -> str:
@@ -79,7 +46,7 @@ def turn_view(turn: int, context_tokens: int = 1000, scenario: str = "project_30
     return wrapped("\n".join(lines))
 
 
-def plot_context_fill(turns: tuple[Turn, ...], context_tokens: int, title: str) -> Figure:
+def plot_context_fill(turns: tuple[AgentTurn, ...], context_tokens: int, title: str) -> Figure:
     """Tokens in context after each turn, with the warning line, the budget, and every eviction marked."""
     fig, ax = figure(9, 3.6)
     x = [t.turn for t in turns]
@@ -119,16 +86,12 @@ def compare_bank() -> str:
 
 
 # ---------------------------------------------------------------- exercises
-def _first_eviction() -> int:
-    return next(t.turn for t in run() if t.evicted)
-
-
 @answer_checker("predicted_turn")
 def check_predicted_turn(predicted_turn: object) -> str | None:
     """Exercise 11.1: on which turn does the agent (1,000 tokens) first evict? Within one turn counts."""
     if isinstance(predicted_turn, bool) or not isinstance(predicted_turn, Integral):
         raise TypeError(f"predicted_turn must be a turn number such as 20, got {predicted_turn!r}")
-    answer = _first_eviction()
+    answer = next(t.turn for t in run() if t.evicted)
     if abs(int(predicted_turn) - answer) <= 1:
         print(f"Right: the first eviction comes on turn {answer} (within one turn counts).")
         return None

@@ -91,15 +91,13 @@ def check_buffer_class(cls: type) -> str | None:
 
 @checker("exchanges_that_fit")
 def check_exchanges_that_fit(fn: Callable) -> str | None:
-    """Exercise 1.3: how many whole exchanges fit beside the system prompt."""
+    """Exercise 1.3: how many whole exchanges fit beside the system prompt. A case names its arguments as
+    the learner's function takes them; what was expected goes on the next line, so a projected cell does
+    not wrap it mid-word."""
     with forbidding(*BUFFER_COUNTS):
-        return first_problem(differs(_exchanges_case(*c), fn(*c), want) for c, want in EXCHANGES_THAT_FIT)
-
-
-def _exchanges_case(tokens_per_exchange: int, max_tokens: int, system_tokens: int) -> str:
-    """A case of exercise 1.3 with its arguments named, as the learner's function takes them; what was expected
-    goes on the next line, so a projected cell does not wrap it mid-word."""
-    return f"tokens_per_exchange={tokens_per_exchange}, max_tokens={max_tokens}, system_tokens={system_tokens}:\n "
+        return first_problem(differs(f"tokens_per_exchange={per_exchange}, max_tokens={most}, "
+                                     f"system_tokens={system}:\n ", fn(per_exchange, most, system), want)
+                             for (per_exchange, most, system), want in EXCHANGES_THAT_FIT)
 
 
 def conversation_tokens(n_turns: int, user: int = 50, assistant: int = 150) -> int:

@@ -16,23 +16,13 @@ from matplotlib.figure import Figure
 from teachmem.app.comparison import comparison_view as comparison_view, extraction_view as extraction_view
 from teachmem.app.comparison import fact_name
 from teachmem.core.tokens import count_message_tokens
-from teachmem.lab.replay import Replay, comparison_strategies
+from teachmem.lab.replay import Replay, comparison_strategies, lesson_strategies
 from teachmem.lab.replay import replay as replay_scenario
 from teachmem.lab.scenarios import Turn, load_scenario
 from teachmem.lessons.common import (OKABE_ITO, after_prediction as after_prediction, answer_checker, checker,
                                      differs, explore as explore, figure, first_problem, wrapped as wrapped)
 from teachmem.memory.buffer import ConversationBuffer
-from teachmem.memory.judged_semantic import JudgedSemanticStore
 from teachmem.memory.window import SlidingWindowMemory
-
-
-# ---------------------------------------------------------------- the strategies notebook 07 compares
-def lesson_strategies() -> dict[str, Callable[[], object]]:
-    """``comparison_strategies()`` with the judged semantic store: what notebook 07 and ``make app`` replay.
-
-    Taught in notebooks/07_compare_strategies.ipynb.
-    """
-    return {**comparison_strategies(), "semantic": JudgedSemanticStore}
 
 
 # ---------------------------------------------------------------- checkers
@@ -64,9 +54,19 @@ def check_predicted_ratio(predicted_ratio: object) -> str | None:
     return f"you predicted {predicted_ratio}; the buffer sends {ratio:.1f} times as many tokens in all.{hint}"
 
 
-def _window_problem(record: Replay, setting: str) -> str | None:
-    """What keeps a window's replay from passing exercise 7.2, or None; ``setting`` names the settings."""
-    scenario, question = record.scenario, record.scenario.questions[0]
+@answer_checker("window_settings")
+def check_window_settings(window_settings: object) -> str | None:
+    """Exercise 7.2: settings ``{"recent_k": …, "important_k": …}`` for a sliding window that answers the
+    turn-29 question, never presents a replaced fact as current, and sends at most ``WINDOW_TOKEN_LIMIT``
+    tokens on turn 29."""
+    if not isinstance(window_settings, dict) or set(window_settings) != {"recent_k", "important_k"}:
+        raise TypeError(f"window_settings must be a dict with recent_k and important_k, such as "
+                        f"dict(recent_k=6, important_k=2), got {window_settings!r}")
+    settings = dict(window_settings)
+    scenario = load_scenario("project_30")
+    record = replay_scenario(scenario, {"window": lambda: SlidingWindowMemory(**settings)})
+    setting = f"with recent_k={settings['recent_k']} and important_k={settings['important_k']}"
+    question = scenario.questions[0]
     leaks = [t for t in range(1, len(scenario) + 1) if record.at("window", t).leaks]
     if leaks:
         stale = ", ".join(sorted(scenario.fact(i).value for i in record.at("window", leaks[0]).leaks))
@@ -80,19 +80,6 @@ def _window_problem(record: Replay, setting: str) -> str | None:
         return (f"{setting} the window answers turn {question.turn} and never leaks, but sends {step.tokens} "
                 f"tokens there; at most {WINDOW_TOKEN_LIMIT} is the goal")
     return None
-
-
-@answer_checker("window_settings")
-def check_window_settings(window_settings: object) -> str | None:
-    """Exercise 7.2: settings ``{"recent_k": …, "important_k": …}`` for a sliding window that answers the
-    turn-29 question, never presents a replaced fact as current, and sends at most ``WINDOW_TOKEN_LIMIT``
-    tokens on turn 29."""
-    if not isinstance(window_settings, dict) or set(window_settings) != {"recent_k", "important_k"}:
-        raise TypeError(f"window_settings must be a dict with recent_k and important_k, such as "
-                        f"dict(recent_k=6, important_k=2), got {window_settings!r}")
-    settings = dict(window_settings)
-    record = replay_scenario(load_scenario("project_30"), {"window": lambda: SlidingWindowMemory(**settings)})
-    return _window_problem(record, f"with recent_k={settings['recent_k']} and important_k={settings['important_k']}")
 
 
 @functools.lru_cache(maxsize=1)

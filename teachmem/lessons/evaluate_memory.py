@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import textwrap
 from collections.abc import Callable
-from datetime import datetime
 
 import matplotlib.pyplot as plt
 import numpy as np
@@ -15,7 +14,7 @@ from matplotlib.patches import Patch
 
 from teachmem.lab.evaluation.scenario_scores import METRICS, Scoreboard, default_strategies, evaluate
 from teachmem.lab.replay import replay
-from teachmem.lab.scenarios import Fact, Question, Scenario, Turn, load_scenario
+from teachmem.lab.scenarios import DATA, Scenario, load_scenario
 from teachmem.lessons.common import (OKABE_ITO, OUTPUT_WIDTH, after_prediction as after_prediction, answer_checker,
                                      checker, differs, explore as explore, figure, first_problem, mark,
                                      prediction_problem, wrapped as wrapped)
@@ -66,23 +65,8 @@ def check_turns_to_forget(fn: Callable) -> str | None:
 
 
 # ---------------------------------------------------------------- exercise 8.3: a rule that forgets
-def _ravi() -> Scenario:
-    """A second, short conversation the forgetting rule must also handle (different words, same requests)."""
-    said = ["Hi, I'm Ravi. I'd like the 140 cm standing desk in oak.", "Good choice, the oak desk is in stock.",
-            "Please send it to 8 Mill Lane, York YO1 7HU.", "Noted, it will go out on Monday.",
-            "My mobile is 07911 123456 if the courier needs me.", "Thanks, the courier will text before arriving.",
-            "It arrived today. Please forget my address now.", "Done, I no longer keep your address.",
-            "Also delete my mobile number, please.", "Done, your number is gone too.",
-            "Which desk did I order? I want a chair that matches.", "The 140 cm standing desk in oak."]
-    turns = tuple(Turn(i + 1, "user" if i % 2 == 0 else "assistant", text) for i, text in enumerate(said))
-    facts = (Fact("desk", "User", "desk", "140 cm standing desk in oak", 1, None, ("standing desk",),
-                  "Which desk did I order?"),
-             Fact("address", "User", "address", "8 Mill Lane, York YO1 7HU", 3, 7, ("Mill Lane", "YO1 7HU"),
-                  "Where do I live?", deleted=True),
-             Fact("mobile", "User", "phone", "07911 123456", 5, 9, ("07911 123456",), "What is my number?",
-                  deleted=True))
-    return Scenario("ravi_desk", "Ravi's desk", "a second deletion request, in other words", turns, facts,
-                    (Question(11, said[10], ("desk",), ("address", "mobile")),), datetime(2026, 5, 4, 9, 0))
+#: A second, short conversation the forgetting rule must also handle (different words, same requests).
+RAVI = DATA.parent / "exercises" / "ravi_desk.json"
 
 
 def _forgetting_problem(make_memory: Callable, scenario: Scenario) -> str | None:
@@ -112,7 +96,7 @@ def check_forgetful_notes(make_memory: Callable) -> str | None:
     no context from a deletion request on mentions the forgotten detail, and
     every probe still finds what it needs.
     """
-    return first_problem(_forgetting_problem(make_memory, s) for s in (load_scenario("forget_address"), _ravi()))
+    return first_problem(_forgetting_problem(make_memory, load_scenario(s)) for s in ("forget_address", RAVI))
 
 
 def _number(value: float | None) -> float:

@@ -7,14 +7,14 @@ Taught in notebooks/08b_evaluate_on_locomo.ipynb.
 from __future__ import annotations
 
 import math
-import re
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 
 from matplotlib.figure import Figure
 
 from teachmem.core.tokens import estimate_tokens
-from teachmem.lab.evaluation.locomo import (CATEGORY_NAMES as CATEGORY_NAMES, LOCOMO_SAMPLE, LONG_CONVERSATIONS, LocomoConversation,
-                                 RecallReport, category_label as category_label, evidence_recall, load_locomo)
+from teachmem.lab.evaluation.locomo import (CATEGORY_NAMES as CATEGORY_NAMES, LOCOMO_SAMPLE, LONG_CONVERSATIONS,
+                                            LocomoConversation, RecallReport, category_label as category_label,
+                                            evidence_recall, load_locomo, overlap_retriever)
 from teachmem.lab.evaluation.recall_tables import category_table as category_table
 from teachmem.lab.evaluation.recall_tables import overall_table as overall_table
 from teachmem.lab.evaluation.recall_over_time import FedReport
@@ -68,6 +68,14 @@ def plot_recall_at_k(report: RecallReport) -> Figure:
 
 
 # ---------------------------------------------------------------- notebook 08b's exercises
+def _recall_at(k: int, stopwords: set[str]) -> tuple[float, float]:
+    """Evidence recall@``k`` on the bundled sample: word overlap leaving out ``stopwords``, the semantic store."""
+    conversations = load_locomo(LOCOMO_SAMPLE)
+    mine = evidence_recall(conversations, ks=[k], retriever=overlap_retriever(stopwords)).recall()[k]
+    theirs = evidence_recall(conversations, ks=[k]).recall()[k]
+    return mine or 0.0, theirs or 0.0
+
+
 @answer_checker("prediction")
 def check_prediction(prediction: object, k: int = 5) -> str | None:
     """Exercise 8.4: does plain word overlap find more evidence in its top ``k`` than the semantic store?
@@ -75,9 +83,7 @@ def check_prediction(prediction: object, k: int = 5) -> str | None:
     ``prediction`` is one of ``"higher"``, ``"lower"``, ``"same"`` (within 0.02),
     for word overlap compared with ``SemanticMemoryStore`` on the bundled sample.
     """
-    conversations = load_locomo(LOCOMO_SAMPLE)
-    mine = evidence_recall(conversations, ks=[k], retriever=overlap_retriever(set())).recall()[k] or 0.0
-    theirs = evidence_recall(conversations, ks=[k]).recall()[k] or 0.0
+    mine, theirs = _recall_at(k, set())
     actual = "same" if abs(mine - theirs) <= 0.02 else ("higher" if mine > theirs else "lower")
     if isinstance(prediction, str) and prediction not in ("higher", "lower", "same"):
         raise ValueError(f'write one of "higher", "lower" or "same", got {prediction!r}')
@@ -106,9 +112,7 @@ def check_stopwords(stopwords: object) -> str | None:
     if len(set(stopwords)) > MAX_STOPWORDS:
         return (f"{len(set(stopwords))} words is a long list, not a choice you can explain: leave out at most "
                 f"{MAX_STOPWORDS}, the ones that questions share with turns that do not answer them")
-    conversations = load_locomo(LOCOMO_SAMPLE)
-    mine = evidence_recall(conversations, ks=[1], retriever=overlap_retriever(set(stopwords))).recall()[1] or 0.0
-    theirs = evidence_recall(conversations, ks=[1]).recall()[1] or 0.0
+    mine, theirs = _recall_at(1, set(stopwords))
     if mine <= theirs:
         return (f"leaving out {sorted(stopwords)} gives recall@1 {mine:.3f}, the semantic store {theirs:.3f}. "
                 "Leaving a word out helps only when that word ties a wrong turn with the evidence at rank 1 "
@@ -116,22 +120,6 @@ def check_stopwords(stopwords: object) -> str | None:
                 "k = 1, compare the words its top turn shares with it to those its evidence turn shares")
     print(f"leaving out {sorted(stopwords)}: recall@1 {mine:.3f}, the semantic store {theirs:.3f}")
     return None
-
-
-def overlap_retriever(stopwords: set[str]) -> Callable[[list[str]], Callable[[str, int], list[int]]]:
-    """The word-overlap retriever notebook 08b builds inline, leaving ``stopwords`` out: most shared words
-    first, ties by position. The checker of exercise 8.6 measures it."""
-    def words(text: str) -> set[str]:
-        return set(re.findall(r"[a-z0-9']+", text.lower())) - stopwords
-
-    def build(texts: list[str]) -> Callable[[str, int], list[int]]:
-        bags = [words(t) for t in texts]
-
-        def search(query: str, k: int) -> list[int]:
-            q = words(query)
-            return sorted(range(len(texts)), key=lambda i: (-len(q & bags[i]), i))[:k]
-        return search
-    return build
 
 
 # ---------------------------------------------------------------- exercise 8.5 · a budget in turns

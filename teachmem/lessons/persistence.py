@@ -18,7 +18,7 @@ from matplotlib.patches import Patch
 
 from teachmem.core.clock import EPOCH
 from teachmem.lab.governance import Provenance, RetentionPolicy, apply_retention, provenance
-from teachmem.lab.replay import add_turn
+from teachmem.lab.replay import feed
 from teachmem.lab.scenarios import Scenario, load_scenario
 from teachmem.memory.buffer import ConversationBuffer
 from teachmem.memory.hybrid import HybridMemoryManager
@@ -49,9 +49,8 @@ def assistant_until(scenario: Scenario, turn: int) -> SimpleNamespace:
     """Noor's assistant of notebook 09 after ``turn`` turns: a hybrid manager, a transcript and a summary."""
     app = SimpleNamespace(hybrid=HybridMemoryManager(), transcript=ConversationBuffer(),
                           summary=SummaryMemory(summarize_every=6, keep_recent=2))
-    for t in scenario.turns[:turn]:
-        for memory in vars(app).values():
-            add_turn(memory, scenario, t.turn)
+    for memory in vars(app).values():
+        feed(memory, scenario, turn)
     return app
 
 

@@ -6,16 +6,17 @@ Taught in notebooks/10_from_laptop_to_production.ipynb.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
-from contextlib import contextmanager
 
 import numpy as np
 
 from teachmem.core.text import forget_pattern
-from teachmem.lab.storage.postgres import INSTALL_HINT
+from teachmem.lab.storage.pg_file import PAGES
+from teachmem.lab.storage.pg_store import remove_user as remove_user
+from teachmem.lab.storage.postgres import INSTALL_HINT, server_answers
+from teachmem.lab.storage.postgres import quiet_if_server_stopped as quiet_if_server_stopped
 from teachmem.lab.storage.state_codec import raw_count
-from teachmem.lessons.common import (OUTPUT_WIDTH, CheckResult, after_prediction, answer_checker, prediction_problem,
-                                     wrapped)
+from teachmem.lessons.common import (OUTPUT_WIDTH, CheckResult, after_prediction as after_prediction, answer_checker,
+                                     prediction_problem, wrapped)
 
 try:
     import psycopg
@@ -24,59 +25,23 @@ try:
 except ImportError:
     psycopg = None    # type: ignore[assignment]
 
-__all__ = ["after_prediction", "check_index_query", "check_rls_prediction", "connection_gone", "exercise_vectors",
-           "plan_nodes", "plan_shape", "quiet_if_server_stopped", "remove_user", "server_problem", "table_leftovers"]
-
 ITEMS = 600          # rows of the checker's own table: enough for an index, small enough to build in a second
 DIM = 8
 QUERIES = 5
 
 
-STOPPED = "the server is stopped (by the last cell, or a kernel restart): "
-RERUN = "run the cells from section 1 down to this one again"
-def server_problem(dsn: str, rerun: str = RERUN) -> str | None:
-    """None when a server answers at ``dsn``; else a plain sentence saying what to run again (``rerun``)."""
+def server_problem(dsn: str) -> str | None:
+    """None when a server answers at ``dsn``; else a plain sentence saying what to run again."""
     if psycopg is None:
         raise RuntimeError(f"this exercise needs psycopg and pgvector: {INSTALL_HINT}")
-    try:
-        psycopg.connect(dsn, connect_timeout=5).close()
-    except psycopg.OperationalError:
-        return STOPPED + rerun
-    return None
-
-
-# SQLSTATEs that say the server is gone: class 08 (connection exception), an administrator's or a crash's
-# shutdown, a server shutting down or starting up.
-GONE_STATES = ("08", "57P01", "57P02", "57P03")
-
-
-def connection_gone(err: BaseException) -> bool:
-    """Whether ``err`` says the server no longer answers: an ``OperationalError`` psycopg raises itself (no
-    SQLSTATE: no server to connect to, the connection closed or lost) or one of ``GONE_STATES``. A statement
-    timeout, a lock not granted or a full disk are OperationalErrors of a server that still answers: not these."""
-    return isinstance(err, psycopg.OperationalError) and (
-        err.sqlstate is None or err.sqlstate.startswith(GONE_STATES))
-
-
-@contextmanager
-def quiet_if_server_stopped() -> Iterator[None]:
-    """Runs the block; if the server no longer answers, skips the rest of it quietly (its checker says why).
-    Any other error, an OperationalError of a running server included, is raised as usual."""
-    try:
-        yield
-    except psycopg.OperationalError as err:
-        if not connection_gone(err):
-            raise
+    if server_answers(dsn):
+        return None
+    return ("the server is stopped (by the last cell, or a kernel restart): "
+            "run the cells from section 1 down to this one again")
 
 
 RLS_WHY = ("\n  Row-level security adds the policy's condition (user_id = the connection's user, noor) to the\n"
            "  query: a row must be maya's and noor's at once, and none is.")
-
-
-def _rls_problem(prediction: object) -> str | None:
-    if isinstance(prediction, float) and prediction.is_integer():
-        prediction = int(prediction)          # 0.0 is the whole number 0, written as a float
-    return prediction_problem(prediction, 0, RLS_WHY)
 
 
 def check_rls_prediction(prediction: object, dsn: str | None = None) -> CheckResult:
@@ -88,20 +53,13 @@ def check_rls_prediction(prediction: object, dsn: str | None = None) -> CheckRes
     state the server is in. Given the server's ``dsn``, a stopped server (the cell above printed nothing) is
     said on a line of its own.
     """
-    result = answer_checker("prediction")(_rls_problem)(prediction)
+    if isinstance(prediction, float) and prediction.is_integer():
+        prediction = int(prediction)          # 0.0 is the whole number 0, written as a float
+    result = answer_checker("prediction")(lambda value: prediction_problem(value, 0, RLS_WHY))(prediction)
     stopped = server_problem(dsn) if dsn is not None else None
     if stopped:
         print(wrapped(f"the cell printed nothing: {stopped}"))
     return result
-
-
-def remove_user(dsn: str, user_id: str) -> int:
-    """Delete every row of ``user_id`` from ``PgMemoryStore``'s table, as the server's owner (the application's
-    role may not delete), so that a cell that feeds that user can run again; how many rows went."""
-    with psycopg.connect(dsn, autocommit=True) as conn:
-        if conn.execute("SELECT to_regclass('memories')").fetchone()[0] is None:     # type: ignore[index]
-            return 0
-        return conn.execute("DELETE FROM memories WHERE user_id = %s", [user_id]).rowcount
 
 
 def table_leftovers(conn, table: str, text: str) -> str:
@@ -109,8 +67,7 @@ def table_leftovers(conn, table: str, text: str) -> str:
     table's dead row versions (``pgstattuple``), and how often it occurs in the bytes of the table's pages,
     live or dead (``pageinspect``). Dead rows and bytes are read first: a query's scan may clean a page."""
     pattern = forget_pattern(text)
-    pages = conn.execute("SELECT get_raw_page(%s, p) FROM generate_series(0, pg_relation_size(%s) / 8192 - 1) AS p",
-                         [table, table]).fetchall()
+    pages = conn.execute(PAGES, [table, table]).fetchall()
     found = sum(raw_count(pattern, bytes(page)) for (page,) in pages)
     dead = conn.execute("SELECT dead_tuple_count FROM pgstattuple(%s)", [table]).fetchone()[0]
     live = conn.execute(sql.SQL("SELECT count(*) FROM {} WHERE text ~* %s").format(sql.Identifier(table)),
@@ -187,13 +144,10 @@ def _index_query_problem(query: object, dsn: str) -> str | None:
     others = sorted(set(re.findall(r"%\((\w*)\)s", query)) - {"query"})
     if others or re.search(r"%[sbt]", query):
         return (f"the query has a placeholder {', '.join(f'%({name})s' for name in others) or '%s'} "
-                     "that the check does not fill: write only %(query)s")
-    stopped = server_problem(dsn)
-    if stopped:
-        return stopped
-    ran = _run_on_items(query, dsn)
+                "that the check does not fill: write only %(query)s")
+    ran = server_problem(dsn) or _run_on_items(query, dsn)
     if isinstance(ran, str):
-        return (ran)
+        return ran
     nodes, found = ran
     items, questions = exercise_vectors()
     exact = [[int(i) for i in np.argsort(-(items @ q), kind="stable")[:5]] for q in questions]    # cosine, numpy
@@ -201,12 +155,12 @@ def _index_query_problem(query: object, dsn: str) -> str | None:
         return EVERY_ROW
     if not any(node.startswith("Index Scan using items_embedding_idx") for node in nodes):
         hint = OTHER_DISTANCE if "<->" in query else SORTS_EVERY_ROW
-        return (f"the plan is {' → '.join(nodes)}: the HNSW index is not used, and {hint}")
+        return f"the plan is {' → '.join(nodes)}: the HNSW index is not used, and {hint}"
     if not all(isinstance(value, int) for value in found[0]):
-        return ("the query returns something other than the ids: select id (the five nearest, nearest first)")
+        return "the query returns something other than the ids: select id (the five nearest, nearest first)"
     if found != exact:
         return (f"the index is used, but the first question's five nearest are {exact[0]} and the query "
-                     f"returned {found[0][:10]}: return the id, nearest first, five rows")
+                f"returned {found[0][:10]}: return the id, nearest first, five rows")
     return None
 
 

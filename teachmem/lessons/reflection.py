@@ -8,11 +8,9 @@ from collections.abc import Callable
 
 from teachmem.lab.replay import add_turn, feed
 from teachmem.lab.scenarios import load_scenario
-from teachmem.lessons.common import after_prediction as after_prediction
-from teachmem.lessons.common import explore as explore
-from teachmem.lessons.common import wrapped as wrapped
-from teachmem.lessons.common import (answer_checker, checker, differs, first_problem, forbidding, prediction_problem,
-                                     short)
+from teachmem.lessons.common import (after_prediction as after_prediction, answer_checker, checker, differs,
+                                     explore as explore, first_problem, forbidding, prediction_problem, short,
+                                     wrapped)
 from teachmem.memory.episodic import EpisodicMemory
 from teachmem.memory.reflection import ReflectiveMemory
 

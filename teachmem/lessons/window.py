@@ -199,13 +199,14 @@ def check_my_importance(fn: Callable) -> str | None:
         if not fn(high) > fn(low):
             return f"{high!r} should score above {low!r}, got {fn(high)} and {fn(low)}"
     memory = _pinned_by(fn, scenario, lambda text: text)
+    pinned = memory.window_turns()[:-6]
     held = facts_held(memory, scenario, scenario.questions[0].needs)
     if not all(held.values()):
         missing = ", ".join(fact_id for fact_id, found in held.items() if not found)
-        return f"with your scorer three pins keep turns {memory.window_turns()[:-6]}: the window still lacks {missing}"
+        return f"with your scorer three pins keep turns {pinned}: the window still lacks {missing}"
     elsewhere = _pinned_by(fn, scenario, renamed).window_turns()[:-6]
-    if elsewhere != memory.window_turns()[:-6]:
-        return (f"your rule pins turns {memory.window_turns()[:-6]}, but {elsewhere} once the chat names its tools "
+    if elsewhere != pinned:
+        return (f"your rule pins turns {pinned}, but {elsewhere} once the chat names its tools "
                 "otherwise (pytest → unittest, tests → checks, MySQL → MariaDB …): make it about how people talk "
                 "(a word that decides, a reason, a number), not about the words of this chat")
     return None

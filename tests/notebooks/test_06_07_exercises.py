@@ -6,7 +6,7 @@ import pytest
 
 from conftest import load_solutions, verdicts
 from teachmem import HybridMemoryManager, SlidingWindowMemory, load_scenario
-from teachmem.lab.replay import comparison_strategies, feed, replay
+from teachmem.lab.replay import comparison_strategies, feed, lesson_strategies, replay
 from teachmem.lessons import compare, hybrid
 from teachmem.llm import importance_rules
 
@@ -128,7 +128,7 @@ def test_7_3_the_turn_from_which_each_strategy_answers(project, capsys):
             "every turn after it") in results[2][1]
     assert "expected a dict with one entry per strategy" in results[3][1]
     # the known answers on notebook 07's replay: the window only on the last turn, the semantic store from 29
-    lesson_replay = replay(project, compare.lesson_strategies())
+    lesson_replay = replay(project, lesson_strategies())
     assert S07.answers_from(lesson_replay) == {"buffer": 17, "window": 30, "summary": 17, "entity": 17,
                                                "semantic": 29, "hybrid": 17}
     assert lesson_replay.answers("semantic", 19, question) and not lesson_replay.answers("semantic", 24, question)

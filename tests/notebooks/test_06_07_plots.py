@@ -4,13 +4,13 @@ import pytest
 from matplotlib.text import Text
 
 from teachmem import HybridMemoryManager, load_scenario
-from teachmem.lab.replay import feed, replay
+from teachmem.lab.replay import feed, lesson_strategies, replay
 from teachmem.lessons import compare, hybrid
 
 
 @pytest.fixture(scope="module")
 def results():
-    return replay(load_scenario("project_30"), compare.lesson_strategies())
+    return replay(load_scenario("project_30"), lesson_strategies())
 
 
 def texts(fig):

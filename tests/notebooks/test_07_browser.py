@@ -148,8 +148,7 @@ def _local_only(page, blocked: list[str]) -> None:
 @functools.cache
 def _replay():
     from teachmem import load_scenario
-    from teachmem.lab.replay import replay
-    from teachmem.lessons.compare import lesson_strategies
+    from teachmem.lab.replay import lesson_strategies, replay
     return replay(load_scenario("project_30"), lesson_strategies())
 
 

@@ -12,7 +12,7 @@ from teachmem import ConversationBuffer, HybridMemoryManager, MemoryDB, evidence
 from teachmem.core.words import STOPWORDS as TEACHMEM_STOPWORDS
 from teachmem.lab.evaluation.scenario_scores import default_strategies, evaluate
 from teachmem.lab.governance import RetentionPolicy, find_pii, provenance, redact_pii
-from teachmem.lab.evaluation.locomo import LOCOMO_SAMPLE
+from teachmem.lab.evaluation.locomo import LOCOMO_SAMPLE, overlap_retriever
 from teachmem.lessons import evaluate_memory as lesson08
 from teachmem.lessons import internals as lesson09b
 from teachmem.lessons import locomo as lesson08b
@@ -119,7 +119,7 @@ def test_8_3_forgetting_notes(monkeypatch, capsys):
 @pytest.fixture(scope="module")
 def locomo_reports():
     conversations = load_locomo(LOCOMO_SAMPLE)
-    return (evidence_recall(conversations, retriever=lesson08b.overlap_retriever(set())),
+    return (evidence_recall(conversations, retriever=overlap_retriever(set())),
             evidence_recall(conversations))
 
 

@@ -10,6 +10,7 @@ from psycopg import errors
 from conftest import ROOT, fails, load_solutions, passes
 from teachmem import PgMemoryStore, local_postgres
 from teachmem.lab.storage.pg_rank import RANKED
+from teachmem.lab.storage.postgres import connection_gone
 from teachmem.lessons import production as lesson
 
 s10 = load_solutions("10_from_laptop_to_production")
@@ -93,7 +94,7 @@ def test_a_running_servers_operational_error_is_not_swallowed(pg_dsn):
     (errors.QueryCanceled("statement timeout"), False), (errors.LockNotAvailable("x"), False),
     (errors.DiskFull("x"), False), (errors.TooManyConnections("x"), False), (ValueError("x"), False)])
 def test_connection_gone_tells_a_stopped_server_from_other_errors(err, gone):
-    assert lesson.connection_gone(err) is gone
+    assert connection_gone(err) is gone
 
 
 def test_10_1_judges_the_prediction_whatever_state_the_server_is_in(tmp_path, capsys):

