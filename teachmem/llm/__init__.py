@@ -49,7 +49,7 @@ Taught in notebooks/03_summary_memory.ipynb and notebooks/04_entity_memory.ipynb
 from teachmem.llm.protocol import (LLM, ToolLLM, AuthenticationError, ExtractionError, ExtractionWarning, LLMError,
                                    LLMTimeoutError, MalformedResponseError, Triple, Usage)
 from teachmem.llm.tasks import (CONTRADICTION_PROMPT, EXTRACTION_PROMPT, IMPORTANCE_PROMPT, SUMMARY_PROMPT,
-                                extract_triples, find_contradiction, score_importance, summarize)
+                                extract_triples, find_contradiction, score_importance, summarize, tool_reply)
 from teachmem.llm.experience import (EPISODE_PROMPT, INSIGHT_PROMPT, REWRITE_PROMPT, rate_episodes,
                                      rewrite_instructions, write_insights)
 from teachmem.llm.clauses import split_sentences
@@ -64,7 +64,7 @@ __all__ = ["Usage", "LLM", "ToolLLM", "OfflineLLM", "OpenAICompatibleLLM", "Trip
            "LLMError", "AuthenticationError", "LLMTimeoutError", "MalformedResponseError",
            "ExtractionError", "ExtractionWarning",
            "SUMMARY_PROMPT", "EXTRACTION_PROMPT", "IMPORTANCE_PROMPT", "CONTRADICTION_PROMPT",
-           "summarize", "extract_triples", "score_importance", "find_contradiction",
+           "summarize", "extract_triples", "score_importance", "find_contradiction", "tool_reply",
            "rule_triples", "extract_facts", "split_sentences", "importance_rules", "summarize_rules",
            "tech_lexicon", "INSIGHT_PROMPT", "EPISODE_PROMPT", "REWRITE_PROMPT", "write_insights",
            "rate_episodes", "rewrite_instructions"]

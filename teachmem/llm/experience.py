@@ -17,7 +17,7 @@ import math
 
 from teachmem.core.validate import require_positive_int, require_text
 from teachmem.llm.protocol import LLM, ExtractionError
-from teachmem.llm.tasks import load_json, tagged
+from teachmem.llm.tasks import checked_reply, load_json, tagged
 
 __all__ = ["INSIGHT_PROMPT", "EPISODE_PROMPT", "REWRITE_PROMPT", "write_insights", "rate_episodes",
            "rewrite_instructions", "numbered"]
@@ -139,5 +139,5 @@ def rewrite_instructions(llm: LLM, instructions: str, feedback: str) -> str:
     reply = llm.complete(messages)
     if not isinstance(reply, str):
         raise ExtractionError(f"the model returned {type(reply).__name__}, expected the instructions")
-    lines = [line.strip() for line in reply.strip().splitlines() if line.strip()]
+    lines = [line.strip() for line in checked_reply(reply, "instructions").splitlines() if line.strip()]
     return "\n".join(lines) if lines else instructions.strip()

@@ -41,9 +41,21 @@ MIN_STATEMENT_WORDS = 8
 
 
 def core_block(prompt: str, label: str) -> str | None:
-    """The text of the core memory block ``label`` as the prompt shows it (``<human …>…</human>``)."""
+    """The text of the core memory block ``label`` as the prompt shows it (``<human …>…</human>``),
+    each line read back from the quoted form the prompt gives it."""
     found = re.search(rf"<{label}\b[^>]*>\n?(.*?)\n?</{label}>", prompt, re.S)
-    return found.group(1) if found else None
+    if not found:
+        return None
+    return "\n".join(_unquoted(line) for line in found.group(1).splitlines())
+
+
+def _unquoted(line: str) -> str:
+    """A line quoted by ``teachmem.core.text.quote`` as it was; any other line as it is."""
+    try:
+        text = json.loads(line)
+    except json.JSONDecodeError:
+        return line
+    return text if isinstance(text, str) else line
 
 
 def fact_line(entity: str, attribute: str, value: str) -> tuple[str | None, str]:

@@ -22,7 +22,7 @@ from teachmem.llm.protocol import LLM, ExtractionError, ExtractionWarning, Tripl
 
 __all__ = ["SUMMARY_PROMPT", "EXTRACTION_PROMPT", "IMPORTANCE_PROMPT", "CONTRADICTION_PROMPT",
            "summarize", "extract_triples", "score_importance", "find_contradiction",
-           "tagged", "tagged_material", "instructions_only", "load_json"]
+           "tagged", "tagged_material", "instructions_only", "load_json", "checked_reply", "tool_reply"]
 
 
 # ---------------------------------------------------------------------------
@@ -119,7 +119,41 @@ def summarize(llm: LLM, text: str, *, previous_summary: str = "", max_words: int
     reply = llm.complete(messages)
     if not isinstance(reply, str):
         raise ExtractionError(f"the model returned {type(reply).__name__}, expected the summary text")
-    return _limit_words(reply.strip(), max_words)
+    return _limit_words(checked_reply(reply.strip(), "summary"), max_words)
+
+
+def checked_reply(value, what: str):
+    """``value`` (text, or JSON data) from a model, once checked like user input: every string in it
+    valid Unicode and the whole of a depth JSON can hold; else an ``ExtractionError``. A reply is
+    stored, saved and sent on; a lone surrogate in it would make every later save fail."""
+    try:
+        json.dumps(value, ensure_ascii=False).encode("utf-8")
+    except UnicodeEncodeError as err:
+        raise ExtractionError(f"the model's {what} is not valid Unicode text: {err.reason} at "
+                              f"position {err.start}") from None
+    except RecursionError:
+        raise ExtractionError(f"the model's {what} is nested too deeply to read") from None
+    return value
+
+
+def tool_reply(llm, messages: list[dict], tools: list[dict]) -> tuple[str, list]:
+    """Ask a tool-calling model for its next move: ``(text, tool_calls)``.
+
+    The reply is input like any other: an assistant message whose ``content`` is text (or None)
+    and whose ``tool_calls`` is a list (or None), valid Unicode throughout; anything else is an
+    ``ExtractionError``. Each call in the list is checked where it is run.
+
+    Taught in notebooks/11_memory_as_tools.ipynb.
+    """
+    reply = llm.complete_with_tools(messages, tools)
+    if not isinstance(reply, dict):
+        raise ExtractionError(f"the model returned {type(reply).__name__}, expected an assistant "
+                              "message")
+    content, calls = reply.get("content") or "", reply.get("tool_calls") or []
+    if not isinstance(content, str) or not isinstance(calls, list):
+        raise ExtractionError("the model's reply must hold text content and a list of tool_calls, "
+                              f"got {type(content).__name__} and {type(calls).__name__}")
+    return checked_reply(content, "reply"), checked_reply(calls, "tool calls")
 
 
 def load_json(reply: str) -> object:
@@ -131,13 +165,15 @@ def load_json(reply: str) -> object:
     if fenced:
         text = fenced.group(1)
     try:
-        return json.loads(text)
+        return checked_reply(json.loads(text), "JSON")
+    except RecursionError:
+        raise ExtractionError("the model's JSON is nested too deeply to read") from None
     except json.JSONDecodeError as exc:
         first, last = text.find("{"), text.rfind("}")
         if 0 <= first < last:
             try:
-                return json.loads(text[first:last + 1])
-            except json.JSONDecodeError:
+                return checked_reply(json.loads(text[first:last + 1]), "JSON")
+            except (json.JSONDecodeError, RecursionError):
                 pass
         raise ExtractionError(f"the model's reply is not valid JSON ({exc.msg} at line {exc.lineno} column "
                               f"{exc.colno}); it began {reply[:60]!r}") from None

@@ -12,26 +12,29 @@ calls the tools, named here as Letta names them:
     conversation_search(query, page=0)
 
 A tool answers with a string, the one thing a model reads: a mistake (over the block's limit, old
-text not found, unknown label) comes back as an error string and changes nothing.
+text not found, unknown label, a malformed call) comes back as an error string and changes nothing.
+What the model returns is input: checked before anything is kept, and a step whose model call
+fails leaves the agent as it was. Remembered text enters the prompt quoted (SECURITY.md).
 
-Memory pressure: once the context passes 70 % of ``context_tokens`` the model is warned; before it
-would pass 100 %, the oldest messages are evicted into recall storage and folded into a recursive
-summary, until the context fills at most half the budget (or no message is left). It never
-exceeds the budget.
+Memory pressure: past 70 % of ``context_tokens`` the model is warned; before the context would
+pass the budget, the oldest messages are evicted into recall storage and folded into a recursive
+summary, until it fills at most half the budget. No prompt, in any round, exceeds the budget.
 
 Taught in notebooks/11_memory_as_tools.ipynb.
 """
 from __future__ import annotations
 
+import copy
 import json
 import re
 from datetime import datetime
 
 from teachmem.core.change import Change
+from teachmem.core.text import quote
 from teachmem.core.tokens import estimate_tokens
 from teachmem.core.validate import (require_callable, require_datetime, require_int_at_least,
                                     require_positive_int, require_role, require_text, require_turn)
-from teachmem.llm import OfflineLLM, ToolLLM, summarize
+from teachmem.llm import OfflineLLM, ToolLLM, summarize, tool_reply
 from teachmem.memory.agent_tools import INSTRUCTIONS, PERSONA, TOOLS, WARNING, tool_schemas
 from teachmem.memory.semantic import SemanticMemoryStore
 from teachmem.memory.token_window import truncate_to_tokens
@@ -41,7 +44,9 @@ EVICT_TO = 0.5         # evict down to this share of the budget
 MAX_ROUNDS = 3         # model calls per step: tools, then what their results call for, then stop
 PAGE_SIZE = 5          # search results per page
 SUMMARY_WORDS = 60     # the recursive summary of evicted messages stays this short
+LONGEST_SUMMARY = "x " * SUMMARY_WORDS    # as many words as a summary may have, to count
 MIN_ROOM = 32          # tokens a message can always have, whatever the blocks hold
+MIN_CUT = 8            # a tool result cut shorter than this is left out: the marker alone is 5
 
 def oldest_to_evict(sizes: list[int], room: int) -> int:
     """How many of the oldest messages must go (``sizes``: their tokens, oldest first) for the rest
@@ -96,12 +101,16 @@ class MemoryAgent:
 
     # ------------------------------------------------------------------ the context
     def _system(self, core: dict[str, str], summary: str) -> str:
-        blocks = [f'<{label} characters="{len(text)}/{self.block_limit}">\n{text}\n</{label}>'
-                  for label, text in core.items()]
+        """Remembered text enters as quoted data, one quoted line each (SECURITY.md)."""
+        blocks = []
+        for label, text in core.items():
+            quoted = "\n".join(quote(line) for line in text.splitlines())
+            size = f"{len(text)}/{self.block_limit}"
+            blocks.append(f'<{label} characters="{size}">\n{quoted}\n</{label}>')
         stats = (f"{len(self.recall)} messages in recall storage, {len(self.archival)} passages in "
                  "archival storage.")
-        sections = [INSTRUCTIONS, "### Core memory", *blocks,
-                    "### Summary of evicted messages", summary or "(nothing evicted yet)",
+        sections = [INSTRUCTIONS, "### Core memory (quoted data)", *blocks,
+                    "### Summary of evicted messages", quote(summary) if summary else "(none yet)",
                     "### Memory statistics", stats]
         return "\n\n".join(sections)
 
@@ -110,9 +119,8 @@ class MemoryAgent:
         summary."""
         if not full:
             return estimate_tokens(self._system(self.core, self.summary))
-        densest = "x " * (self.block_limit // 2)      # the most words that fit in the limit
-        full_blocks = {label: densest for label in self.core}
-        return estimate_tokens(self._system(full_blocks, "x " * SUMMARY_WORDS))
+        densest = "x " * ((self.block_limit + 1) // 2)      # the most words the limit holds
+        return estimate_tokens(self._system(dict.fromkeys(self.core, densest), LONGEST_SUMMARY))
 
     def context(self, query: str | None = None) -> list[dict]:
         """Instructions, core memory and the summary as one system message, then the queue.
@@ -132,12 +140,11 @@ class MemoryAgent:
         if self.tokens() + extra <= self.context_tokens:
             return
         # The summary may grow to SUMMARY_WORDS: count it at that size, so the result surely fits.
-        longest_summary = estimate_tokens("x " * SUMMARY_WORDS)
-        frame = self._frame_tokens() - estimate_tokens(self.summary) + longest_summary
+        frame = estimate_tokens(self._system(self.core, LONGEST_SUMMARY))
         room = int(EVICT_TO * self.context_tokens) - extra - frame
         cut = oldest_to_evict([estimate_tokens(m["content"]) for m in self.messages], room)
         gone = self.messages[:cut]
-        said = [m for m in gone if m["role"] in ("user", "assistant")]   # search results are copies
+        said = [m for m in gone if not m.get("copy")]     # a search result is a copy: not kept
         transcript = "\n".join(f"{m['role']}: {m['content']}" for m in said)
         # Ask first, change after: if the model call fails, nothing has moved.
         new = self.summary
@@ -149,8 +156,10 @@ class MemoryAgent:
             when = datetime.fromisoformat(m["timestamp"]) if m["timestamp"] else None
             self.recall.store(f"{m['role']}: {m['content']}", "message", turn=m["turn"],
                               role=m["role"], timestamp=when)
-        self.changes += [Change("DELETE", m["id"], f"{m['role']}: {m['content']}",
-                                reason="evicted to recall storage") for m in gone]
+        for m in gone:
+            where = "a search result: dropped" if m.get("copy") else "evicted to recall storage"
+            self.changes.append(Change("DELETE", m["id"], f"{m['role']}: {m['content']}",
+                                       reason=where))
         if new and new != self.summary:
             event = "UPDATE" if self.summary else "ADD"
             self.changes.append(Change(event, "summary", new, previous=self.summary or None,
@@ -159,7 +168,7 @@ class MemoryAgent:
         self.warned = False
 
     def _queue(self, role: str, content: str, turn: int | None = None,
-               timestamp: datetime | None = None) -> None:
+               timestamp: datetime | None = None, is_copy: bool = False) -> None:
         """Put a message in the context, making room first; one too long for any room is cut."""
         room = self.context_tokens - self._frame_tokens(full=True)
         if estimate_tokens(content) > room:
@@ -169,7 +178,7 @@ class MemoryAgent:
         self.arrived += 1
         stamp = timestamp.isoformat() if timestamp else None
         self.messages.append({"id": f"m{self.arrived}", "role": role, "content": content,
-                              "turn": turn, "timestamp": stamp})
+                              "turn": turn, "timestamp": stamp, "copy": is_copy})
         self.changes.append(Change("ADD", f"m{self.arrived}", f"{role}: {content}",
                                    reason="new message"))
 
@@ -194,7 +203,7 @@ class MemoryAgent:
     def step(self, user_message: str, *, turn: int | None = None,
              timestamp: datetime | None = None) -> dict:
         """Queue the user's message, then let the model call tools until it stops (``MAX_ROUNDS``
-        calls).
+        calls). All or nothing: if a model call fails, the agent is as it was before the step.
 
         Returns the step's trace: ``tool_calls`` (each ``name``, ``args``, ``result``), ``warned``,
         ``evictions`` (the ids of the messages evicted), ``tokens`` (in context afterwards),
@@ -202,51 +211,77 @@ class MemoryAgent:
         """
         require_text("user_message", user_message)
         turn = require_turn("turn", turn, self.last_turn)
+        when = require_datetime("timestamp", timestamp)
+        shared = [self.llm, self.clock, self.archival.embedder, self.recall.embedder]
+        before = copy.deepcopy(vars(self), memo={id(thing): thing for thing in shared})
+        try:
+            return self._step(user_message, turn, when)
+        except Exception:
+            vars(self).update(before)
+            raise
+
+    def _step(self, user_message: str, turn: int, when: datetime | None) -> dict:
         self.changes, calls = [], []
-        self._queue("user", user_message, turn, require_datetime("timestamp", timestamp))
+        self._queue("user", user_message, turn, when)
         self.last_turn = turn
         share = self.tokens() / self.context_tokens
         warned = share >= WARN_AT and not self.warned
         self.warned = self.warned or warned
-        prompt = self.context()
-        if warned:
-            prompt.append({"role": "system", "content": WARNING.format(share=share)})
+        warning = [{"role": "system", "content": WARNING.format(share=share)}] if warned else []
+        prompt = self.context() + warning
         reply = ""
         for _ in range(MAX_ROUNDS):
-            answer = self.llm.complete_with_tools(prompt, tool_schemas())
-            if not answer.get("tool_calls"):
-                reply = answer.get("content") or ""
+            reply, asked = tool_reply(self.llm, prompt, tool_schemas())
+            if not asked:
                 break
-            prompt.append({"role": "assistant", "content": answer.get("content") or "",
-                           "tool_calls": answer["tool_calls"]})
-            for tool_call in answer["tool_calls"]:
-                calls.append(self._run(tool_call))
-                prompt.append({"role": "tool", "tool_call_id": tool_call.get("id", ""),
-                               "content": calls[-1]["result"]})
-        evicted = [c.id for c in self.changes if c.reason == "evicted to recall storage"]
+            done = [self._run(tool_call) for tool_call in asked]
+            calls += done
+            prompt = self._after_tools(warning, reply, asked, done)
+            reply = ""
+        evicted = [c.id for c in self.changes if c.event == "DELETE"]
         self.last_step = {"turn": turn, "tool_calls": calls, "warned": warned,
                           "tokens": self.tokens(), "evictions": evicted, "reply": reply,
                           "changes": list(self.changes)}
         return self.last_step
 
-    def _run(self, tool_call: dict) -> dict:
+    def _after_tools(self, warning: list[dict], reply: str, asked: list,
+                     done: list[dict]) -> list[dict]:
+        """The next round's prompt: the context as it is now, the model's calls and their results,
+        within ``context_tokens``. The results share the room left; one that does not fit is cut."""
+        call = {"role": "assistant", "content": reply, "tool_calls": asked}
+        prompt = self.context() + warning + [call]
+        room = self.context_tokens - sum(estimate_tokens(m["content"]) for m in prompt)
+        share = max(room, 0) // len(done)
+        for tool_call, result in zip(asked, done, strict=True):
+            text = result["result"]
+            if estimate_tokens(text) > share:
+                text = truncate_to_tokens(text, share) if share >= MIN_CUT else ""
+            call_id = tool_call.get("id", "") if isinstance(tool_call, dict) else ""
+            prompt.append({"role": "tool", "tool_call_id": call_id, "content": text})
+        return prompt
+
+    def _run(self, tool_call) -> dict:
         """Call one tool the model asked for; whatever goes wrong becomes the result it reads."""
-        function = tool_call.get("function") or {}
-        name, args = function.get("name"), {}
+        name, args = None, {}
         try:
+            function = tool_call.get("function") if isinstance(tool_call, dict) else None
+            if not isinstance(function, dict):
+                raise TypeError("a tool call must be an object with a function, "
+                                f"got {tool_call!r:.60}")
+            name = function.get("name")
             args = json.loads(function.get("arguments") or "{}")
             if not isinstance(args, dict):
                 args = {}
                 raise TypeError("the arguments must be a JSON object, "
                                 f"got {function.get('arguments')!r:.60}")
             if name not in TOOLS:
-                raise ValueError(f"there is no tool {name!r}; the tools are {', '.join(TOOLS)}")
+                raise ValueError(f"there is no tool {name!r:.60}; the tools are {', '.join(TOOLS)}")
             result = getattr(self, name)(**args)
-        except (TypeError, ValueError) as err:    # bad JSON, a missing or wrong argument
+        except (TypeError, ValueError, RecursionError) as err:   # bad JSON, a wrong argument
             result = self._refuse(str(name), str(err))
         if name in ("conversation_search", "archival_memory_search"):
             found = f"{name}({args.get('query', '')!r}) returned:\n{result}"
-            self._queue("system", found, self.last_turn)
+            self._queue("system", found, self.last_turn, is_copy=True)
         return {"name": name, "args": args, "result": result}
 
     # ------------------------------------------------------------------ the tools
@@ -312,9 +347,9 @@ class MemoryAgent:
         lines = []
         for hit in shown:
             turn = store.metadata[hit["row"]].get("turn", "s" + str(hit["row"]))
-            lines.append(f"- [{turn}] {hit['text']}")
+            lines.append(f"- [{turn}] {quote(hit['text'])}")
         heading = (f"Results {first + 1}-{first + len(shown)} of {len(hits)} for {query!r} "
-                   f"in {where}:")
+                   f"in {where} (quoted data):")
         return heading + "\n" + "\n".join(lines)
 
     # ------------------------------------------------------------------ governance and persistence
@@ -325,14 +360,17 @@ class MemoryAgent:
             raise TypeError(f"pattern must be a compiled re.Pattern, got {type(pattern).__name__}")
         changes = []
 
-        def redact(id: str, text: str) -> str:
+        def redact(id: str, text: str, limit: int | None = None) -> str:
             if not pattern.search(text):
                 return text
-            changes.append(Change("UPDATE", id, pattern.sub("[forgotten]", text), previous=text,
-                                  reason="forgotten"))
-            return changes[-1].text
+            new = pattern.sub("[forgotten]", text)
+            if limit is not None and len(new) > limit:     # a block keeps its limit: drop the lines
+                new = "\n".join(line for line in text.split("\n") if not pattern.search(line))
+            changes.append(Change("UPDATE", id, new, previous=text, reason="forgotten"))
+            return new
 
-        self.core = {label: redact(label, text) for label, text in self.core.items()}
+        self.core = {label: redact(label, text, self.block_limit)
+                     for label, text in self.core.items()}
         for m in self.messages:
             m["content"] = redact(m["id"], m["content"])
         self.summary = redact("summary", self.summary)

@@ -122,7 +122,7 @@ def test_evicted_turns_are_found_by_conversation_search(finished):
     agent, _, steps = finished
     assert "m3" in evicted(agent) and "m3" in {i for s in steps for i in s["evictions"]}
     found = agent.conversation_search("JSONB")
-    assert "[3] user: For the database I want PostgreSQL" in found
+    assert '[3] "user: For the database I want PostgreSQL' in found
     assert "JSONB" not in "".join(m["content"] for m in agent.messages if m["role"] != "system")
 
 

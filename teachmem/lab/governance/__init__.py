@@ -340,6 +340,15 @@ def forget(memory, text_or_pattern, db: MemoryDB | None = None, *, user_id: str 
         raise TypeError(f"db must be a MemoryDB or None, got {type(db).__name__}")
     if db is not None and not isinstance(user_id, str):
         raise TypeError(f"user_id must be a str naming whose saved memories to search, got {type(user_id).__name__}")
+    rows = _erase_everywhere(memory, pattern)
+    if db is not None:
+        rows += _forget_in_db(db, pattern, str(user_id))
+    return Audit(text_or_pattern.pattern if isinstance(text_or_pattern, re.Pattern) else text_or_pattern,
+                 tuple(rows), (db.caveat,) if db is not None and db.caveat else ())
+
+
+def _erase_everywhere(memory, pattern: re.Pattern) -> list[TierAudit]:
+    """Erase in every tier of ``memory``, then, for a composite, in what it holds beside them."""
     tiers = _tiers(memory)
     _protocol(tiers, Erasable, "erase")
     rows = [_erase(name, tier, pattern) for name, tier in tiers]
@@ -347,10 +356,7 @@ def forget(memory, text_or_pattern, db: MemoryDB | None = None, *, user_id: str 
         own = tuple(scrubbed(memory.erase(pattern), pattern)) if isinstance(memory, Erasable) else ()
         rows.append(TierAudit("manager (other state)", len(own),
                               copies(memory, pattern, skip=[t for _, t in tiers]), own))
-    if db is not None:
-        rows += _forget_in_db(db, pattern, str(user_id))
-    return Audit(text_or_pattern.pattern if isinstance(text_or_pattern, re.Pattern) else text_or_pattern,
-                 tuple(rows), (db.caveat,) if db is not None and db.caveat else ())
+    return rows
 
 
 def _forget_in_db(db: MemoryDB, pattern: re.Pattern, user_id: str) -> list[TierAudit]:
@@ -359,7 +365,7 @@ def _forget_in_db(db: MemoryDB, pattern: re.Pattern, user_id: str) -> list[TierA
     with db.batch():
         for _, name in rewritten:
             saved = db.load(user_id=user_id, name=name)
-            changes += [c for row in (_erase(n, t, pattern) for n, t in _tiers(saved)) for c in row.changes]
+            changes += [c for row in _erase_everywhere(saved, pattern) for c in row.changes]
             db.save(saved, user_id=user_id, name=name)
     db.compact()      # SQLite: no old page images left in the WAL or free pages; PostgreSQL: VACUUM FULL
     others = sum(_occurrences(pattern, db.load_state(user_id=u, name=n)[1])
