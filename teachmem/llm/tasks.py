@@ -142,8 +142,6 @@ def tool_reply(llm, messages: list[dict], tools: list[dict]) -> tuple[str, list]
     The reply is input like any other: an assistant message whose ``content`` is text (or None)
     and whose ``tool_calls`` is a list (or None), valid Unicode throughout; anything else is an
     ``ExtractionError``. Each call in the list is checked where it is run.
-
-    Taught in notebooks/11_memory_as_tools.ipynb.
     """
     reply = llm.complete_with_tools(messages, tools)
     if not isinstance(reply, dict):
