@@ -226,3 +226,20 @@ def test_forget_with_the_database_scrubs_the_saved_agents_own_state(tmp_path):
         assert audit.clean, str(audit)
         assert not re.search("priya@example", json.dumps(state_of(saved)))
         assert "[forgotten]" in saved.core["human"]
+
+
+# ------------------------------------------------------------------ row 6, procedural memory
+def test_rewritten_instructions_with_a_lone_surrogate_are_refused_and_nothing_changes():
+    from teachmem.memory.procedural import ProceduralMemory
+
+    class Broken(OfflineLLM):
+        def complete(self, messages, *, json_mode=False):
+            return "Always answer in caf\udce9 style."
+
+    memory = ProceduralMemory(llm=Broken())
+    before = state_of(memory)
+    with pytest.raises(ExtractionError, match="not valid Unicode"):
+        memory.learn("Be shorter.")
+    assert state_of(memory) == before
+    with MemoryDB(":memory:") as db:
+        db.save(memory, user_id="u")
