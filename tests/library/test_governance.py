@@ -256,6 +256,11 @@ def test_forget_clears_the_word_cache_of_the_embedder():
     (lambda app, db: forget("not a memory", "x"), TypeError, "strategy"),
     (lambda app, db: forget(app, "Noor", db), TypeError, "user_id must be a str"),
     (lambda app, db: forget(app, "Noor", "db.sqlite", user_id="noor"), TypeError, "MemoryDB"),
+    # issue 27, row 16: these erased the live memory first, then raised at the database
+    (lambda app, db: forget(app, "Noor", MemoryDB(db.path, read_only=True), user_id="noor"), PermissionError,
+     "read_only=True.* cannot be written: nothing was erased"),
+    (lambda app, db: forget(app, "Noor", db, user_id="no\x00or"), ValueError, "user_id must not contain a NUL"),
+    (lambda app, db: forget(app, "Noor", db, user_id=" "), ValueError, "user_id must be a non-empty string"),
 ])
 def test_forget_bad_input_changes_nothing(noor, memorydb_path, call, error, words):
     app = assistant(noor, upto=6)
