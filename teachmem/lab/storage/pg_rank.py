@@ -35,11 +35,12 @@ WITH candidates AS @HOW@ (
     SELECT seq, text, memory_type, importance, created,
            -- a query of no known word is a zero vector: NaN distance, read as no match
            coalesce(nullif(embedding <=> %(query)s, 'NaN'), 1) AS distance,
-           greatest(floor(extract(epoch FROM %(now)s::timestamp - created) / 86400), 0)::float8 AS days
+           greatest(floor(
+               extract(epoch FROM %(now)s::timestamp - created) / 86400), 0)::float8 AS days
     FROM memories
     WHERE retired IS NULL {filters}@CHOICE@
 ), scored AS (
-    -- an importance or a decay below TINY counts as 0: no float8 result underflows (see TINY)
+    -- an importance or a decay below 1e-100 counts as 0 (PostgreSQL refuses an underflow)
     SELECT *, greatest(1 - distance, 0) AS relevance,
            CASE WHEN days * ln(%(decay_rate)s::float8) < ln(%(tiny)s::float8) THEN 0
                 ELSE power(%(decay_rate)s::float8, days) END AS decay,
