@@ -236,8 +236,9 @@ class PgMemoryStore:
     def explain(self, query: str, top_k: int = 3, now: datetime | None = None, **filters) -> list[dict]:
         """The best ``top_k`` live memories with every part of their scores (``id`` included). Records no recall.
 
-        A ``top_k`` above PostgreSQL's largest bigint (2**63 - 1, the most rows a table can hold) is clamped to it,
-        not refused: as in the in-memory store, a ``top_k`` beyond the number of memories means all of them."""
+        A ``top_k`` (or ``candidates``) above PostgreSQL's largest bigint (2**63 - 1, more rows than a table can
+        hold) is clamped to it, not refused: as in the in-memory store, a ``top_k`` beyond the number of memories
+        means all of them."""
         require_storable("query", require_text("query", query))
         require_positive_int("top_k", top_k)
         listed = {k: list(v) if isinstance(v, (tuple, set, frozenset)) else v for k, v in filters.items()}
@@ -246,7 +247,8 @@ class PgMemoryStore:
             require_storable(f"filter {key!r}", value)
         k = min(top_k, MOST_ROWS)          # a larger top_k, as in memory, means every memory
         hits = ranked(self.conn, self.embedder.embed([query])[0], k=k, now=self.now(now),
-                      decay_rate=self.decay_rate, candidates=max(self.candidates, k), filters=filters)
+                      decay_rate=self.decay_rate, candidates=min(max(self.candidates, k), MOST_ROWS),
+                      filters=filters)
         return [{"id": f"s{h['seq']}", **h} for h in hits]
 
     def retrieve(self, query: str, top_k: int = 3, now: datetime | None = None, **filters) -> list[tuple]:
