@@ -8,7 +8,11 @@ Taught in notebooks/05_semantic_memory.ipynb.
 """
 from __future__ import annotations
 
+import math
+
 import numpy as np
+
+from teachmem.core.validate import require_text
 
 __all__ = ["MemoryTable", "decay_factor", "label_key", "min_max", "near_duplicate_groups",
            "require_labels", "top_k_rows"]
@@ -30,8 +34,10 @@ def label_key(value):
 def require_labels(metadata: dict, filters: bool = False) -> dict:
     """Metadata must be JSON-ready: scalars, or lists of scalars (lists are not filterable).
 
-    A ``user_id`` is a str or None (1, True and 1.0 would be three users sharing facts);
-    ``filters`` may list several.
+    Keys and texts must be valid Unicode (no lone surrogate) and numbers finite (JSON has no NaN
+    or infinity): else such a label would be refused only at the next save, and at every one
+    after it. A ``user_id`` is a str or None (1, True and 1.0 would be three users sharing
+    facts); ``filters`` may list several.
 
     >>> require_labels({"user_id": "maya", "tags": ["travel", "food"]})
     {'user_id': 'maya', 'tags': ['travel', 'food']}
@@ -41,6 +47,10 @@ def require_labels(metadata: dict, filters: bool = False) -> dict:
         if not all(isinstance(v, _LABEL_TYPES) for v in items):
             raise TypeError(f"metadata {key!r} must be a str, int, float, bool, None or a list "
                             f"of them, got {type(value).__name__}")
+        for text in [key] + [v for v in items if isinstance(v, str)]:
+            require_text(f"metadata {key!r}", text, allow_empty=True)
+        if not all(math.isfinite(v) for v in items if isinstance(v, float)):
+            raise ValueError(f"metadata {key!r} must be a finite number, got {value!r}")
         if key != "user_id":
             continue
         users = items if filters else [value]

@@ -37,6 +37,7 @@ class FactValue:
     valid_to: int | None = None  # the turn a newer value replaced it; None while still true
     until: datetime | None = None
     id: str = ""                 # the fact's id, shared by all its values
+    nth: int = 1                 # once replaced: 2, 3… for later old values said in its turn
 
     @property
     def line(self) -> str:
@@ -143,7 +144,8 @@ class EntityMemory:
         return [Change("UPDATE", old.id, new.line, previous=old.line, reason=why, span=span)]
 
     def _close(self, value: FactValue, turn: int, when: datetime | None) -> None:
-        self.values[self.values.index(value)] = replace(value, valid_to=turn, until=when)
+        closed = replace(value, valid_to=turn, until=when, nth=self._next_nth(value))
+        self.values[self.values.index(value)] = closed
 
     def context(self, query: str | None = None) -> list[dict]:
         """One system message of known facts, or nothing when nothing is known."""
@@ -203,7 +205,7 @@ class EntityMemory:
     # ---- Going further (09: ids, corrections, forgetting and saving) ----
     def history(self, id: str) -> list[FactValue]:
         """Every value fact ``id`` held, oldest first (``valid_to``: the next one replaced it)."""
-        values = [f for f in self.values if f.id == id]
+        values = [f for f in self.values if f.id == require_text("id", id)]
         if not values:
             ids = sorted({f.id for f in self.values}, key=lambda i: int(i[1:]))
             known = ", ".join(ids) or "none yet"
@@ -229,7 +231,7 @@ class EntityMemory:
         """Close fact ``id`` now (its history stays); an old value's id ("e2@3") removes it."""
         if "@" in require_text("id", id):
             old = next((f for f in self.values
-                        if f"{f.id}@{f.valid_from}" == id and f.valid_to), None)
+                        if f.valid_to is not None and self._old_id(f) == id), None)
             if old is None:
                 raise KeyError(f"no old value with id {id!r}")
             self.values.remove(old)
@@ -239,15 +241,27 @@ class EntityMemory:
         return [Change("DELETE", id, old.line, reason="deleted by hand")]
 
     def provenance(self) -> list[dict]:
-        """Every value held, old ones as history (id ``"e2@3"``: said at turn 3)."""
+        """Every value held, old ones as history (id ``"e2@3"``: said at turn 3, ``_old_id``)."""
         records = []
         for f in self.values:
             current = f.valid_to is None
-            records.append({"id": f.id if current else f"{f.id}@{f.valid_from}", "text": f.line,
+            records.append({"id": f.id if current else self._old_id(f), "text": f.line,
                             "memory_type": "fact" if current else "fact (history)",
                             "turn": f.valid_from, "timestamp": f.since,
                             "confidence": f.confidence})
         return records
+
+    def _old_id(self, value: FactValue) -> str:
+        """An old value's own id: its fact's id, then "@" and the turn it was said ("e2@3"), then
+        ".2", ".3"… for the later old values said in that same turn ("e2@3.2")."""
+        later = f".{value.nth}" if value.nth > 1 else ""
+        return f"{value.id}@{value.valid_from}{later}"
+
+    def _next_nth(self, value: FactValue) -> int:
+        """One more than the old values of its fact said in its turn: no two share an id."""
+        said_then = [f.nth for f in self.values if f.valid_to is not None and f.id == value.id
+                     and f.valid_from == value.valid_from]
+        return max(said_then, default=0) + 1
 
     def erase(self, pattern: re.Pattern) -> list[Change]:
         """Remove every value, current or old, whose entity, attribute or value matches."""

@@ -82,20 +82,6 @@ class PromptTrace:
                 "memory": self.used("memory"), "message": self.used("message"),
                 "unused": max(self.limit - self.prompt_tokens, 0), "reply": self.reserve_tokens}
 
-    def table(self, width: int = 58) -> str:
-        """A line per candidate: kept ✓ or dropped ✗, source, turn, tokens, scores, why."""
-        lines = [f"prompt {self.prompt_tokens:,} of {self.limit:,} tokens "
-                 f"(budget {self.token_budget:,} − {self.reserve_tokens:,} for the reply); "
-                 f"caps: facts {self.caps['fact']:,}, memories {self.caps['memory']:,}"]
-        for c in self.candidates:
-            text = c.text if len(c.text) <= width else c.text[:width - 1] + "…"
-            scores = " ".join(f"{name}={value:g}" for name, value in c.scores.items())
-            turn = "" if c.turn is None else c.turn
-            mark = "✓" if c.kept else "✗"
-            lines.append(f"{mark} {c.source:<7} {turn:>3} {c.tokens:>4}  {text:<{width}}  "
-                         f"{scores}  · {c.reason}")
-        return "\n".join(lines)
-
 
 def tier_changes(tier: str, changes: list[Change]) -> list[Change]:
     """A part's Changes, each id prefixed with its name ("entity:e2")."""

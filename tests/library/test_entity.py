@@ -322,3 +322,50 @@ def test_bad_arguments_name_themselves_and_change_nothing():
     with pytest.raises(TypeError, match="t must be a Triple"):
         mem.store("x", 1, None)
     assert json.dumps(mem.to_state()) == before
+
+
+def test_old_values_said_in_one_turn_get_ids_of_their_own_that_never_change():
+    """Issue 27, row 13: three values of one fact in one turn gave two old values the id "e1@3", and
+    delete("e1@3") removed whichever came first."""
+    mem = EntityMemory()
+    mem.add("user", "My name is Maya.", turn=3)
+    for name in ("Ola", "Ana", "Eve"):
+        mem.update("e1", name)
+    ids = {r["id"]: r["text"] for r in mem.provenance()}
+    assert ids == {"e1@3": "User.name = Maya", "e1@3.2": "User.name = Ola",
+                   "e1@3.3": "User.name = Ana", "e1": "User.name = Eve"}
+    [gone] = mem.delete("e1@3.2")
+    assert (gone.id, gone.text) == ("e1@3.2", "User.name = Ola")
+    mem.update("e1", "Kim")                              # Eve is replaced: a number never given before
+    assert [r["id"] for r in mem.provenance()] == ["e1@3", "e1@3.3", "e1@3.4", "e1"]
+    again = EntityMemory.from_state(json.loads(json.dumps(mem.to_state())))
+    assert again.provenance() == mem.provenance()
+    with pytest.raises(KeyError, match="no old value with id 'e1@3.2'"):
+        mem.delete("e1@3.2")
+
+
+def test_a_state_saved_before_old_values_had_a_number_keeps_its_ids():
+    mem = first_example()
+    mem.update("e2", "SQLite")
+    state = mem.to_state()
+    for record in state["history"]:
+        del record["nth"]
+    assert EntityMemory.from_state(state).provenance() == mem.provenance()
+
+
+def test_a_value_replaced_at_turn_0_can_be_deleted_by_its_id():
+    mem = EntityMemory()
+    mem.add("user", "My name is Maya.", turn=0)
+    mem.update("e1", "Ola")
+    assert [c.id for c in mem.delete("e1@0")] == ["e1@0"]
+
+
+@pytest.mark.parametrize("call", ["get", "history", "update", "delete"])
+def test_an_id_that_is_not_a_str_is_a_type_error_as_in_the_semantic_store(call):
+    """Issue 27, row 14: get / history / update with id 1 raised KeyError."""
+    mem = first_example()
+    before = json.dumps(mem.to_state())
+    args = (1, "x") if call == "update" else (1,)
+    with pytest.raises(TypeError, match="id must be a str, got int"):
+        getattr(mem, call)(*args)
+    assert json.dumps(mem.to_state()) == before

@@ -257,6 +257,11 @@ def test_forget_clears_the_word_cache_of_the_embedder():
     (lambda app, db: forget("not a memory", "x"), TypeError, "strategy"),
     (lambda app, db: forget(app, "Noor", db), TypeError, "user_id must be a str"),
     (lambda app, db: forget(app, "Noor", "db.sqlite", user_id="noor"), TypeError, "MemoryDB"),
+    # issue 27, row 16: these erased the live memory first, then raised at the database
+    (lambda app, db: forget(app, "Noor", MemoryDB(db.path, read_only=True), user_id="noor"), PermissionError,
+     "read_only=True.* cannot be written: nothing was erased"),
+    (lambda app, db: forget(app, "Noor", db, user_id="no\x00or"), ValueError, "user_id must not contain a NUL"),
+    (lambda app, db: forget(app, "Noor", db, user_id=" "), ValueError, "user_id must be a non-empty string"),
 ])
 def test_forget_bad_input_changes_nothing(noor, memorydb_path, call, error, words):
     app = assistant(noor, upto=6)
@@ -302,6 +307,20 @@ def test_a_fresh_tool_result_overrides_stale_memory_in_the_prompt():
     assert manager.entity.as_of(9)["Project"]["database"] == "PostgreSQL"
     stale = Observation(("Project", "database"), "SQLite", "tool", scenario.timestamp(1))
     assert apply_fresh(manager, [stale], turn=10) == []           # an older tool result changes nothing
+
+
+def test_a_fresh_value_has_an_id_and_its_fact_keeps_its_own():
+    """apply_fresh appended its value with no id (""), out of get / update / delete's reach, and closed the
+    old one beside EntityMemory's numbering of old values."""
+    memory = EntityMemory()
+    memory.add("user", "We use PostgreSQL for the database.", turn=1)
+    when = memory.clock()
+    fresh = [Observation(("Project", "database"), "MySQL", "tool", when),
+             Observation(("Project", "host"), "Fly.io", "tool", when)]
+    assert [c["new"] for c in apply_fresh(memory, fresh, turn=2)] == ["MySQL", "Fly.io"]
+    assert [(r["id"], r["text"]) for r in memory.provenance()] == [
+        ("e1@1", "Project.database = PostgreSQL"), ("e1", "Project.database = MySQL"), ("e2", "Project.host = Fly.io")]
+    assert memory.get("e2").value == "Fly.io" and memory.history("e1")[0].until == when
 
 
 # ------------------------------------------------------------ memory poisoning

@@ -452,3 +452,23 @@ def test_sigkill_at_a_random_moment_keeps_every_committed_memory(memorydb_path, 
     committed, _ = run_and_kill(path, pause_at=-1, delay=random.Random(seed).uniform(0.05, 0.4))
     batches = check_after_kill(path, committed)
     assert max(batches) <= max(committed) + 1
+
+
+# ------------------------------------------------------------ one contract on both back-ends: no NUL in an id
+@pytest.mark.parametrize("user_id, name, which", [("a\x00b", "default", "user_id"), ("maya", "note\x00s", "name")])
+def test_a_nul_in_a_user_id_or_a_name_is_refused_naming_it_on_both_back_ends(db, user_id, name, which):
+    """Issue 27, row 19: PostgreSQL raised psycopg.DataError where SQLite stored it; both refuse it now."""
+    buffer = ConversationBuffer()
+    buffer.add("user", "hello")
+    db.save(buffer, user_id="maya")
+    before = dump(db)
+    calls = [lambda: db.save(buffer, user_id=user_id, name=name), lambda: db.load(user_id=user_id, name=name),
+             lambda: db.exists(user_id=user_id, name=name), lambda: db.delete(user_id=user_id, name=name),
+             lambda: db.update(lambda m: None, user_id=user_id, name=name, create=ConversationBuffer)]
+    if which == "user_id":
+        calls += [lambda: db.names(user_id=user_id), lambda: db.delete_user(user_id),
+                  lambda: db.find("hello", user_id=user_id)]
+    for call in calls:
+        with pytest.raises(ValueError, match=f"{which} must not contain a NUL character"):
+            call()
+    assert dump(db) == before

@@ -4,7 +4,7 @@ import os
 import subprocess
 import sys
 import tempfile
-from datetime import timedelta
+from datetime import datetime, timedelta
 from pathlib import Path
 
 import psutil
@@ -247,3 +247,49 @@ def test_a_query_the_embedder_cannot_read_matches_nothing_in_both(both):
     assert [h["relevance"] for h in got] == [0.0, 0.0, 0.0] == [h["relevance"] for h in expected]
     assert [h["cosine"] for h in got] == [0.0, 0.0, 0.0]
     assert [h["text"] for h in got] == [h["text"] for h in expected]
+
+
+# ------------------------------------------------------------ issue 27: what once failed every retrieval
+def test_a_memory_decades_old_or_of_tiny_importance_scores_0_and_every_retrieval_still_works(pg_dsn, user):
+    """Row 2: a memory ~38 years before now made every retrieve fail (the decay underflowed in SQL), and so did
+    an importance of 1e-320 (the product underflowed). In memory each scores below 1e-100; on PostgreSQL 0."""
+    now = EPOCH + timedelta(days=100)
+    numpy_store = SemanticMemoryStore(lexical_weight=0.0, reply_weight=0.0, scoring="product")
+    with PgMemoryStore(pg_dsn, user_id=user, clock=ManualClock(now)) as pg_store:
+        for store in (numpy_store, pg_store):
+            store.store("we drink green tea", timestamp=now - timedelta(days=1))
+            store.store("tea in 1970", timestamp=datetime(1970, 1, 1))
+            store.store("tea of no importance", importance=1e-320, timestamp=now)
+        got = pg_store.explain("tea", 3, now=now)
+        expected = numpy_store.explain("tea", 3, now=now)
+        assert got[0]["text"] == expected[0]["text"] and got[0]["score"] == pytest.approx(expected[0]["score"])
+        assert [h["score"] for h in got[1:]] == [0.0, 0.0] and all(h["score"] < 1e-100 for h in expected[1:])
+        assert [text for _, text, _ in pg_store.retrieve("tea", 3, now=now)][0] == "we drink green tea"
+        assert pg_store.context("tea")
+
+
+def test_a_top_k_beyond_any_table_means_every_memory(pg_dsn, user):
+    """Row 18: top_k >= 2**63 failed with "bigint out of range"; in memory a huge top_k means all."""
+    with PgMemoryStore(pg_dsn, user_id=user, candidates=2**64) as store:
+        store.store("we drink green tea")
+        store.store("tea on fridays")
+        for top_k in (1, 2**63 - 1, 2**63, 10**30):
+            assert len(store.retrieve("tea", top_k)) == min(top_k, 2) == len(store.explain("tea", top_k))
+
+
+def test_local_postgres_twice_on_one_folder_stops_the_first_server_and_starts_a_fresh_one(monkeypatch):
+    """Row 10: a second call (a notebook cell run twice) deleted the live server's data and handed it back:
+    both DSNs failed while .running said True."""
+    monkeypatch.delenv("TEACHMEM_PG_DSN", raising=False)
+    with tempfile.TemporaryDirectory(prefix="teachmem-pg-") as folder:
+        first = local_postgres(folder)
+        with psycopg.connect(first.dsn, autocommit=True) as conn:
+            conn.execute("CREATE TABLE written_by_the_first (note text)")
+        second = local_postgres(folder)
+        try:
+            assert not first.running and second.running and "stopped" in repr(first)
+            with psycopg.connect(second.dsn) as conn:      # a server of its own, started afresh
+                assert conn.execute("SELECT to_regclass('written_by_the_first')").fetchone() == (None,)
+        finally:
+            second.stop()
+        assert not (Path(folder) / "pgdata").exists()

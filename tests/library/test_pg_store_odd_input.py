@@ -66,6 +66,14 @@ def test_every_public_call_is_covered():
     (lambda s: s.retrieve("x\x00"), "query must not contain a NUL"),
     (lambda s: s.retrieve("x", session="\x00"), "filter 'session' must not contain a NUL"),
     (lambda s: s.store("x", tags=["caf\udce9"]), "metadata 'tags' must be valid Unicode text"),
+    # issue 27, row 17: a label's key with a NUL or a lone surrogate, or a NaN label, was a raw driver error
+    (lambda s: s.store("x", **{"k\x00": "v"}), r"metadata key 'k\\x00' must not contain a NUL"),
+    (lambda s: s.retrieve("x", **{"k\x00": "v"}), r"filter key 'k\\x00' must not contain a NUL"),
+    (lambda s: s.store("x", **{"k\udce9": "v"}), r"metadata 'k\\udce9' must be valid Unicode text"),
+    (lambda s: s.retrieve("x", **{"k\udce9": "v"}), r"metadata 'k\\udce9' must be valid Unicode text"),
+    (lambda s: s.store("x", confidence=float("nan")), "metadata 'confidence' must be a finite number"),
+    (lambda s: s.store("x", confidence=[0.5, float("inf")]), "metadata 'confidence' must be a finite number"),
+    (lambda s: s.retrieve("x", confidence=float("nan")), "metadata 'confidence' must be a finite number"),
 ])
 def test_what_postgresql_cannot_hold_is_refused_naming_the_argument(store, call, message):
     before = snapshot(store)

@@ -9,7 +9,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from teachmem import ManualClock, Memory, SemanticMemoryStore
+from teachmem import ManualClock, Memory, MemoryDB, SemanticMemoryStore
 from teachmem.core.embed import BagOfWordsEmbedder, RandomEmbedder
 from teachmem.core.text import forget_pattern
 from teachmem.memory.semantic import fact_key
@@ -531,3 +531,17 @@ def test_a_reply_inherits_nothing_from_a_turn_no_longer_live(retire):
     assert store.get("s0")["retired"] and not store.get("s1")["retired"]
     hit = next(h for h in store.explain("what was cooked for the party", top_k=3) if h["row"] == 1)
     assert hit["relevance"] == pytest.approx(hit["match"] / 1.5)      # its own part only: nothing inherited
+
+
+@pytest.mark.parametrize("label", [float("nan"), float("inf"), -float("inf"), [1.0, float("nan")]])
+def test_a_label_that_is_not_a_finite_number_is_refused_naming_it_and_saving_still_works(label, tmp_path):
+    """Issue 27, row 15: store("x", confidence=nan) was accepted, then every save failed (JSON has no NaN)."""
+    store = pytest_postgres_store()
+    before = json.dumps(store.to_state())
+    with pytest.raises(ValueError, match="metadata 'confidence' must be a finite number"):
+        store.store("x", confidence=label)
+    with pytest.raises(ValueError, match="metadata 'confidence' must be a finite number"):
+        store.retrieve("tests", confidence=label)             # a filter: refused the same way
+    assert json.dumps(store.to_state()) == before
+    with MemoryDB(str(tmp_path / "memory.db")) as db:
+        db.save(store, user_id="u")

@@ -122,8 +122,6 @@ def snapshot(memory) -> str:
 # ------------------------------------------------------------ cases the strategies' own files must fix
 # (class, method): what the property found. Each is xfail(strict=True): remove the entry once fixed.
 KNOWN: dict[tuple[str, str], str] = {
-    ("SemanticMemoryStore", "remember"): "a label of -inf is stored, then every save fails",
-    ("ReflectiveMemory", "store"): "a label with a lone surrogate is stored, then every save fails",
 }
 
 CASES = [pytest.param(cls, name, id=f"{cls.__name__}.{name}",

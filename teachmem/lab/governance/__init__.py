@@ -46,7 +46,7 @@ from teachmem.core.text import forget_pattern, scrubbed
 from teachmem.core.validate import require_text
 from teachmem.lab.governance.freshness import Observation, naive_utc, apply_fresh, memory_observations, reconcile
 from teachmem.lab.governance.pii import PIIMatch, find_pii, luhn_valid, redact_pii
-from teachmem.lab.storage.memory_db import MemoryDB
+from teachmem.lab.storage.memory_db import MemoryDB, require_user_id
 from teachmem.memory.protocol import Deletable, Erasable, Stateful, Traceable, UsesEmbedder
 from teachmem.core.text import REDACTED
 
@@ -333,6 +333,9 @@ def forget(memory, text_or_pattern, db: MemoryDB | None = None, *, user_id: str 
     library itself uses (a role such as "user", a memory type such as
     "fact") cannot come out clean: such a word is not a memory to forget.
 
+    A ``db`` opened with ``read_only=True`` (a ``PermissionError``), or a
+    ``user_id`` it would refuse, is refused before anything is erased.
+
     Taught in notebooks/09_persistence_and_governance.ipynb.
     """
     pattern = forget_pattern(text_or_pattern)
@@ -340,6 +343,10 @@ def forget(memory, text_or_pattern, db: MemoryDB | None = None, *, user_id: str 
         raise TypeError(f"db must be a MemoryDB or None, got {type(db).__name__}")
     if db is not None and not isinstance(user_id, str):
         raise TypeError(f"user_id must be a str naming whose saved memories to search, got {type(user_id).__name__}")
+    if db is not None and db.read_only:      # refused before anything is erased, not half way
+        raise PermissionError(f"forget writes, and {db!r} cannot be written: nothing was erased")
+    if db is not None:
+        require_user_id("user_id", user_id)  # empty, a lone surrogate, a NUL: refused before anything goes
     rows = _erase_everywhere(memory, pattern)
     if db is not None:
         rows += _forget_in_db(db, pattern, str(user_id))

@@ -8,12 +8,13 @@ Taught in notebooks/09b_sqlite_internals_and_audits.ipynb.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from datetime import datetime, timezone
 from typing import Iterable
 
 from teachmem.core.validate import require_datetime, require_int_at_least, require_text
-from teachmem.memory.entity import EntityMemory, FactValue
+from teachmem.llm import Triple
+from teachmem.memory.entity import EntityMemory
 from teachmem.memory.protocol import Stateful
 
 __all__ = ["Observation", "reconcile", "memory_observations", "apply_fresh", "naive_utc"]
@@ -114,8 +115,7 @@ def apply_fresh(memory, observations: Iterable[Observation], *, turn: int) -> li
             old = tier.values[current[key]] if key in current else None
             if obs.source == "memory" or (old and old.value.casefold() == obs.value.casefold()):
                 continue
-            if old:
-                tier.values[current[key]] = replace(old, valid_to=turn, until=obs.observed_at)
-            tier.values.append(FactValue(key[0], key[1], obs.value, turn, 1.0, obs.observed_at))
+            # through store, as any new value: it closes the old one and keeps the fact's id
+            tier.store(Triple(key[0], key[1], obs.value, 1.0), turn, obs.observed_at)
             changes.append({"key": key, "old": old.value if old else None, "new": obs.value, "source": obs.source})
     return changes

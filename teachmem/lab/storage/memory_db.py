@@ -78,15 +78,28 @@ def _damaged(user_id: str, name: str, what: str) -> ValueError:
     return ValueError(f"the memory {name!r} saved for user {user_id!r} is damaged: {what}")
 
 
+def require_no_nul(name: str, value: str) -> str:
+    """``value`` without a NUL character (``"\\x00"``), else a ``ValueError`` naming ``name``.
+
+    PostgreSQL's text cannot hold one. Both back-ends refuse it in a user id or a name (SQLite could store it):
+    a call must not succeed on one back-end and fail on the other, and a user saved in a file must be able to
+    move to a server. ``PgMemoryStore`` refuses it in every text it stores the same way.
+    """
+    if "\x00" in value:
+        raise ValueError(f"{name} must not contain a NUL character (\\x00): PostgreSQL text cannot hold one")
+    return value
+
+
 def require_user_id(name: str, value) -> str:
-    """A non-empty ``str``: ``1``, ``True`` and ``1.0`` (one dict key to Python) are refused, not coerced.
+    """A non-empty ``str`` without a NUL character (``require_no_nul``): ``1``, ``True`` and ``1.0`` (one dict
+    key to Python) are refused, not coerced.
 
     >>> require_user_id("user_id", "maya")
     'maya'
     """
     if not isinstance(value, str):
         raise TypeError(f"{name} must be a str, got {type(value).__name__} {value!r}")
-    return require_text(name, value)
+    return require_no_nul(name, require_text(name, value))
 
 
 class MemoryDB:
@@ -165,7 +178,7 @@ class MemoryDB:
     # ------------------------------------------------------------ checks
     @staticmethod
     def _ids(user_id, name="default") -> tuple[str, str]:
-        return require_user_id("user_id", user_id), require_text("name", name)
+        return require_user_id("user_id", user_id), require_no_nul("name", require_text("name", name))
 
     # ------------------------------------------------------------ save / load
     def save(self, memory, *, user_id: str, name: str = "default") -> int:

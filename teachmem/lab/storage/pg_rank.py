@@ -1,9 +1,9 @@
 """The SQL a ``PgMemoryStore`` retrieval runs: the index's nearest candidates, then an exact check.
 
 The score is relevance × importance × decay: relevance = the cosine (0 if negative), importance in [0, 1], decay =
-``decay_rate`` ** whole days old, at most 1. Ties are broken by id (older first), as the in-memory
-``SemanticMemoryStore`` does with ``lexical_weight=0`` and ``reply_weight=0``. Row-level security adds the
-user's condition to every query.
+``decay_rate`` ** whole days old, at most 1 (an importance or a decay below ``TINY`` counts as 0). Ties are broken
+by id (older first), as the in-memory ``SemanticMemoryStore`` does with ``lexical_weight=0`` and
+``reply_weight=0``. Row-level security adds the user's condition to every query.
 
 1. ``RANKED``: the HNSW index (cosine) hands over the ``candidates`` memories it finds nearest the query and the
    database scores them. Their k-th best score ``s`` is a lower bound on the true k-th best, but the index is
@@ -34,17 +34,21 @@ SCORED = """
 WITH candidates AS @HOW@ (
     SELECT seq, text, memory_type, importance, created,
            -- a query of no known word is a zero vector: NaN distance, read as no match
-           coalesce(nullif(embedding <=> %(query)s, 'NaN'), 1) AS distance
+           coalesce(nullif(embedding <=> %(query)s, 'NaN'), 1) AS distance,
+           greatest(floor(
+               extract(epoch FROM %(now)s::timestamp - created) / 86400), 0)::float8 AS days
     FROM memories
     WHERE retired IS NULL {filters}@CHOICE@
 ), scored AS (
+    -- an importance or a decay below 1e-100 counts as 0 (PostgreSQL refuses an underflow)
     SELECT *, greatest(1 - distance, 0) AS relevance,
-           power(%(decay_rate)s::float8, greatest(floor(
-               extract(epoch FROM %(now)s::timestamp - created) / 86400), 0)::float8) AS decay
+           CASE WHEN days * ln(%(decay_rate)s::float8) < ln(%(tiny)s::float8) THEN 0
+                ELSE power(%(decay_rate)s::float8, days) END AS decay,
+           CASE WHEN importance < %(tiny)s THEN 0 ELSE importance END AS weight
     FROM candidates
 )
 SELECT seq, text, memory_type, 1 - distance AS cosine, relevance, importance, decay,
-       relevance * importance * decay AS score
+       relevance * weight * decay AS score
 FROM scored@KEEP@
 ORDER BY score DESC, seq
 LIMIT %(k)s
@@ -65,8 +69,13 @@ RANKED = scored("MATERIALIZED", """
 # materialized, so that PostgreSQL computes a distance only for the rows whose importance × decay reach it.
 BOUNDED = scored("NOT MATERIALIZED", """
       AND importance >= %(least)s AND created > %(since)s""", """
-WHERE importance * decay >= %(least)s""")
+WHERE weight * decay >= %(least)s""")
 
+# PostgreSQL refuses a float8 result that underflows to 0 ("value out of range: underflow"), where numpy gives
+# 0: a memory ~38 years old (0.95 ** 13870 days) or of importance 1e-320 failed every retrieval. An importance or a
+# decay below TINY counts as 0, so no power or product underflows (relevance is 0 or above 1e-16): such a
+# memory scores 0, below every memory whose score is above 1e-100 (as in memory, where its score is below that).
+TINY = 1e-100
 SLACK = 1e-6          # the bound is loosened by this much: rounding never drops a memory that ties
 VECTOR_LITERAL = re.compile(r"'\[[^\]]*\]'::vector")    # the query's 256 numbers, shown as $query
 COLUMNS = ("seq", "text", "memory_type", "cosine", "relevance", "importance", "decay", "score")
@@ -93,7 +102,7 @@ def ranked(conn, query_vector, *, k: int, now: datetime, decay_rate: float, cand
     """The best ``k`` live memories for ``query_vector`` with every part of their score, best first: exactly the
     in-memory store's, whatever the index misses (the index's candidates give a bound, ``BOUNDED`` checks it)."""
     where, params = filter_clause(filters)
-    params.update(query=query_vector, k=k, now=now, decay_rate=decay_rate)
+    params.update(query=query_vector, k=k, now=now, decay_rate=decay_rate, tiny=TINY)
     # the index's search list as long as the candidates asked for (pgvector's limit: 1000)
     conn.execute("SELECT set_config('hnsw.ef_search', %s, false)", [str(min(max(candidates, 40), 1000))])
     found = conn.execute(sql.SQL(RANKED).format(filters=where), {**params, "candidates": candidates}).fetchall()
@@ -122,5 +131,5 @@ def explain_plan(conn, query_vector, *, k: int = 3, candidates: int = 100) -> li
     """The plan's node names (``Index Scan using memories_embedding``, ``Seq Scan``…), without costs."""
     statement = sql.SQL("EXPLAIN (COSTS OFF) " + RANKED).format(filters=sql.SQL(""))
     lines = conn.execute(statement, {"query": query_vector, "candidates": candidates, "k": k,
-                                     "now": datetime(2000, 1, 1), "decay_rate": 1.0}).fetchall()
+                                     "now": datetime(2000, 1, 1), "decay_rate": 1.0, "tiny": TINY}).fetchall()
     return [VECTOR_LITERAL.sub("$query", line[0]) for line in lines]

