@@ -1,28 +1,70 @@
 """Counting tokens: estimates close enough to reason with, the same on every machine.
 
-``estimate_tokens`` (words × 1.3) is what every strategy uses unless given another counter. The
-others are here too: ``chars_estimate`` (characters ÷ 4) and ``from_tokenizer``, which plugs in a
-real tokenizer. Each is a ``TokenCounter`` (text -> int), so any strategy takes one as its
-``token_counter``.
+``estimate_tokens`` (words × 1.3) is what every strategy uses unless given another counter. A
+budget must hold for text without spaces too, so a run of more than ``LONGEST_WORD`` characters (a
+URL, a line of code) counts by its characters, ÷ 4, and each character of a script written without
+spaces (Chinese, Japanese; Korean syllables too) counts one token. The other counters are here as
+well: ``chars_estimate`` (characters ÷ 4) and ``from_tokenizer``, which plugs in a real tokenizer.
+Each is a ``TokenCounter`` (text -> int), so any strategy takes one as its ``token_counter``.
 
 Taught in notebooks/01_conversation_buffer.ipynb.
 """
 from __future__ import annotations
 
 import math
+import re
 from typing import Callable, Iterable
 
-__all__ = ["TokenCounter", "TOKENS_PER_WORD", "words_estimator", "estimate_tokens",
-           "count_message_tokens", "chars_estimate", "from_tokenizer"]
+__all__ = ["TokenCounter", "TOKENS_PER_WORD", "LONGEST_WORD", "UNSPACED", "is_word", "run_tokens",
+           "cut_points", "words_estimator", "estimate_tokens", "count_message_tokens",
+           "chars_estimate", "from_tokenizer"]
 
 TokenCounter = Callable[[str], int]
 
 #: A common rule of thumb: an English word is about 1.3 tokens.
 TOKENS_PER_WORD = 1.3
+#: A run between spaces longer than this is no word (a URL, code): it counts its characters ÷ 4.
+LONGEST_WORD = 24
+#: Scripts written without spaces between words, where a character is about one token.
+UNSPACED = re.compile("[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff]")
+
+
+def is_word(run: str) -> bool:
+    """Is this run of characters between spaces one word, as the word estimate counts it?"""
+    if len(run) > LONGEST_WORD:
+        return False
+    return run.isascii() or not UNSPACED.search(run)
+
+
+def run_tokens(run: str) -> int:
+    """Tokens of a run that is no word: one a character of an unspaced script, the rest ÷ 4.
+
+    >>> run_tokens("https://example.com/api/v1/classes?studio=42"), run_tokens("日本語")
+    (11, 3)
+    """
+    unspaced = len(UNSPACED.findall(run))
+    return unspaced + math.ceil((len(run) - unspaced) / 4)
+
+
+def cut_points(text: str) -> list[str]:
+    """``text`` in pieces a cut may fall between: each word with the space before it, and each
+    character of a run that is no word (a URL, a Chinese sentence), so such a run can be cut too.
+
+    >>> cut_points("see 日本語")
+    [' see', ' 日', '本', '語']
+    """
+    pieces = []
+    for run in text.split():
+        if is_word(run):
+            pieces.append(" " + run)
+        else:
+            pieces += [" " + run[0], *run[1:]]
+    return pieces
 
 
 def words_estimator(tokens_per_word: float = TOKENS_PER_WORD) -> TokenCounter:
-    """Return a counter that estimates ``int(words × tokens_per_word)``.
+    """Return a counter that estimates ``int(words × tokens_per_word)``; a run that is no word
+    counts ``run_tokens``.
 
     >>> count = words_estimator(2)
     >>> count("three short words")
@@ -33,7 +75,10 @@ def words_estimator(tokens_per_word: float = TOKENS_PER_WORD) -> TokenCounter:
         raise ValueError(f"tokens_per_word must be a positive number, got {tokens_per_word!r}")
 
     def count(text: str) -> int:
-        return int(len(text.split()) * tokens_per_word)
+        runs = text.split()
+        words = sum(1 for run in runs if is_word(run))
+        others = sum(run_tokens(run) for run in runs if not is_word(run))
+        return int(words * tokens_per_word) + others
 
     count.__name__ = f"words_x{tokens_per_word:g}"
     return count

@@ -44,7 +44,7 @@ EVICT_TO = 0.5         # evict down to this share of the budget
 MAX_ROUNDS = 3         # model calls per step: tools, then what their results call for, then stop
 PAGE_SIZE = 5          # search results per page
 SUMMARY_WORDS = 60     # the recursive summary of evicted messages stays this short
-LONGEST_SUMMARY = "x " * SUMMARY_WORDS    # as many words as a summary may have, to count
+LONGEST_SUMMARY = "x " * SUMMARY_WORDS    # what a summary may cost (a word without spaces is cut)
 MIN_ROOM = 32          # tokens a message can always have, whatever the blocks hold
 MIN_CUT = 8            # a tool result cut shorter than this is left out: the marker alone is 5
 
@@ -151,6 +151,7 @@ class MemoryAgent:
         if said:
             new = summarize(self.llm, transcript, previous_summary=self.summary,
                             max_words=SUMMARY_WORDS)
+            new = truncate_to_tokens(new, estimate_tokens(LONGEST_SUMMARY))
         self.messages = self.messages[cut:]
         for m in said:
             when = datetime.fromisoformat(m["timestamp"]) if m["timestamp"] else None
@@ -171,8 +172,7 @@ class MemoryAgent:
                timestamp: datetime | None = None, is_copy: bool = False) -> None:
         """Put a message in the context, making room first; one too long for any room is cut."""
         room = self.context_tokens - self._frame_tokens(full=True)
-        if estimate_tokens(content) > room:
-            content = truncate_to_tokens(content, room)
+        content = truncate_to_tokens(content, room)      # as it is, when it fits
         self._fit(estimate_tokens(content))
         turn = (self.last_turn or 0) if turn is None else turn
         self.arrived += 1

@@ -13,7 +13,7 @@ from dataclasses import replace
 from datetime import datetime
 
 from teachmem.core.change import Change
-from teachmem.core.tokens import TokenCounter, estimate_tokens
+from teachmem.core.tokens import TokenCounter, cut_points, estimate_tokens
 from teachmem.core.validate import require_callable, require_int_at_least, require_positive_int
 from teachmem.memory.message import (Message, erase_messages, message_records, next_message,
                                      position, restore_messages)
@@ -35,18 +35,18 @@ def truncate_to_tokens(text: str, max_tokens: int, counter: TokenCounter = estim
     total = counter(text)
     if total <= max_tokens:
         return text
-    words = text.split()
+    pieces = cut_points(text)
 
-    def candidate(n_words: int) -> str:
-        head = words[:n_words]
-        marker = f"[… truncated {total - counter(' '.join(head))} tokens]"
-        return " ".join(head + [marker])
+    def candidate(n_pieces: int) -> str:
+        head = "".join(pieces[:n_pieces]).lstrip()
+        marker = f"[… truncated {total - counter(head)} tokens]"
+        return f"{head} {marker}" if head else marker
 
     if counter(candidate(0)) > max_tokens:
         raise ValueError(f"max_tokens must leave room for the truncation marker "
                          f"({counter(candidate(0))} tokens), got {max_tokens}")
     # Binary search for the longest head that still fits with its marker.
-    lo, hi = 0, len(words)
+    lo, hi = 0, len(pieces)
     while lo < hi:
         mid = (lo + hi + 1) // 2
         if counter(candidate(mid)) <= max_tokens:
