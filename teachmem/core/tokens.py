@@ -24,13 +24,17 @@ TokenCounter = Callable[[str], int]
 #: A common rule of thumb: an English word is about 1.3 tokens.
 TOKENS_PER_WORD = 1.3
 #: A run between spaces longer than this is no word (a URL, code): it counts its characters ÷ 4.
-LONGEST_WORD = 24
+LONGEST_WORD = 40
 #: Scripts written without spaces between words, where a character is about one token.
 UNSPACED = re.compile("[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff]")
 
 
 def is_word(run: str) -> bool:
-    """Is this run of characters between spaces one word, as the word estimate counts it?"""
+    """Is this run of characters between spaces one word, as the word estimate counts it?
+
+    >>> is_word("Project.backend_language"), is_word("https://example.com/api/v1/classes?studio=42")
+    (True, False)
+    """
     if len(run) > LONGEST_WORD:
         return False
     return run.isascii() or not UNSPACED.search(run)
