@@ -4,7 +4,6 @@ Taught in notebooks/04_entity_memory.ipynb.
 """
 from __future__ import annotations
 
-import random
 from typing import Any
 
 from matplotlib.figure import Figure
@@ -13,6 +12,7 @@ from matplotlib.patches import Patch
 from teachmem.core.validate import require_positive_int
 from teachmem.core.words import shared_words
 from teachmem.lab.scenarios import Scenario, fact_in_text, load_scenario
+from teachmem.lab.unseen_conversations import entity_conversations
 from teachmem.lessons.building import class_checker, own_code, show_source as show_source
 from teachmem.lessons.common import (OKABE_ITO, CheckResult, after_prediction as after_prediction,
                                      answer_checker, explore as explore, fact_label, figure, hanging, mark, report,
@@ -38,44 +38,6 @@ QUESTIONS = {"Which database should CI start?": ("Project", "database"),
 
 
 # ---------------------------------------------------------------- Exercise 4.2: the learner's class
-# What the checker's conversations are made of: other people, other projects, never printed. Each
-# group says one attribute several ways, so values get replaced, repeated and brought back.
-CHECK_SAYINGS = (
-    ("My name is Dana.", "Call me Sam.", "My name is Priya."),
-    ("I live in Porto.", "I moved to Berlin last month.", "I live in Leeds."),
-    ("We will use Django for the backend.", "Let us switch to Flask instead."),
-    ("The database will be SQLite.", "Actually, let us use PostgreSQL instead.",
-     "We should use MongoDB."),
-    ("Our budget is about 50 dollars a month.", "The budget is now 80 dollars a month."),
-    ("The deadline is end of June.", "We need to launch by the end of May."),
-    ("Login will use OAuth 2.0.", "Authentication will use JWT tokens"),
-    ("For the frontend we will use Vue.", "Let us use Svelte for the frontend instead."),
-    ("I am vegetarian.", "I am vegan now."),
-    ("Let us use Tailwind for styling.", "Let us use Bootstrap for styling."),
-    ("I am allergic to shellfish.", "I like hiking.", "Tests will use pytest."),
-)
-# An assistant's suggestions name technologies too: they are no decision of the user's.
-CHECK_REPLIES = ("You could use Redis for caching.", "We should use MongoDB.",
-                 "Great question! Let us use Svelte for the frontend instead.",
-                 "Noted.", "ok sounds good")
-CHECK_LENGTHS = (12, 16, 20, 24)
-
-
-def unseen_conversations() -> list[list[tuple[str, str]]]:
-    """The checker's conversations, ``(role, content)`` pairs, seeded and never printed."""
-    conversations = []
-    for index, length in enumerate(CHECK_LENGTHS):
-        rng = random.Random(400 + index)
-        messages = []
-        for i in range(length):
-            if i % 2 == 0:
-                messages.append(("user", rng.choice(rng.choice(CHECK_SAYINGS))))
-            else:
-                messages.append(("assistant", rng.choice(CHECK_REPLIES)))
-        conversations.append(messages)
-    return conversations
-
-
 def _fact_lines(context: Any) -> list[str] | str:
     """The ``[Entity] ...`` lines of a ``context()`` answer, in order, or what is wrong with it."""
     if not isinstance(context, list) or not all(isinstance(m, dict) for m in context):
@@ -160,7 +122,7 @@ def _library_answers(messages: list[tuple[str, str]]) -> list[tuple[list[dict], 
 def check_entity_class(cls: type) -> str | None:
     """Exercise 4.2: the learner's entity memory, replayed beside ``EntityMemory`` on conversations
     they have not seen: the same facts in ``context()`` and the same ``changelog`` after every turn."""
-    conversations = unseen_conversations()
+    conversations = entity_conversations()
     wanted = [_library_answers(messages) for messages in conversations]
     with own_code():
         for number, (messages, answers) in enumerate(zip(conversations, wanted, strict=True), 1):

@@ -5,8 +5,6 @@ Taught in notebooks/06_hybrid_manager.ipynb.
 from __future__ import annotations
 
 import functools
-import random
-from datetime import datetime, timedelta
 from numbers import Real
 
 import ipywidgets
@@ -15,6 +13,7 @@ from matplotlib.figure import Figure
 
 from teachmem.lab.replay import context_text, feed
 from teachmem.lab.scenarios import Scenario, fact_in_text, load_scenario
+from teachmem.lab.unseen_conversations import HYBRID_QUESTIONS, hybrid_conversation
 from teachmem.lessons.building import (class_checker, first_context_difference, own_code_except_parts,
                                        show_source as show_source)
 from teachmem.lessons.common import (OKABE_ITO, after_prediction as after_prediction, answer_checker,
@@ -22,53 +21,14 @@ from teachmem.lessons.common import (OKABE_ITO, after_prediction as after_predic
 from teachmem.memory.hybrid import Candidate, HybridMemoryManager, PromptTrace
 
 # ---------------------------------------------------------------- your hybrid manager
-# Unseen conversations for check_hybrid_class: decisions, some changed later, small talk, replies.
-# Made here, seeded, never printed.
-_DECISIONS = (("My name is Dana and I live in Lisbon.", "I moved to Porto last month."),
-              ("We use PostgreSQL for the database.", "Let's switch to MySQL instead."),
-              ("I prefer pytest for testing.", "I prefer unittest over pytest now."),
-              ("We will host it on Fly.io.", "Actually, let's use Render for hosting."),
-              ("The deadline is the end of June.", None),
-              ("I work at Helios as a data engineer.", None),
-              ("The backend will be Go with Gin.", None),
-              ("We decided to use Redis for caching.", None),
-              ("Logins should use magic links sent by email.", None),
-              ("Payments go through PayPal.", None),
-              ("Our budget is about 40 dollars a month.", None))
-_SMALL_TALK = ("haha sure", "Sounds good, thanks!", "Can you remind me what we said about caching?",
-               "The app is a recipe planner for my parents.", "ok, one more thing",
-               "My favourite colour is green.")
-_REPLIES = ("Noted.", "Great, I will keep that in mind for the rest of the project.",
-            "Understood. I will write that down with the other decisions we made so far.",
-            "That works well; it is a common choice for a small team with a tight budget.",
-            "Good question. Let me check what we said before and come back to it.")
-_QUESTIONS = ("Which database and which test framework do we use now?",
-              "Where do I live, and where is the app hosted?", "What is the deadline?")
 #: (seed, token budget) of each unseen conversation: tight budgets, so the caps and the window cut.
 _CASES = ((1, 650), (2, 700), (3, 650))
 
 
-def _unseen_conversation(seed: int) -> list[tuple[str, str, int, datetime]]:
-    """``(role, content, turn, when)`` for each message: every user message answered, first the
-    decisions and small talk in a shuffled order, then the changes of mind among more of them."""
-    rng = random.Random(seed)
-    decisions = rng.sample(_DECISIONS, 8)
-    first = [said for said, _ in decisions] + rng.sample(_SMALL_TALK, 3)
-    later = [change for _, change in decisions if change] + rng.sample(_SMALL_TALK, 2)
-    rng.shuffle(first)
-    rng.shuffle(later)
-    when = datetime(2026, 2, 2, 9)
-    said: list[tuple[str, str, int, datetime]] = []
-    for content in first + later:
-        for role, text in (("user", content), ("assistant", rng.choice(_REPLIES))):
-            when += timedelta(minutes=rng.randint(1, 90))
-            said.append((role, text, len(said) + 1, when))
-    return said
-
-
 def _checkpoints(said: list[tuple]) -> dict[int, str | None]:
     """After how many messages context() is asked, and with which query."""
-    return {12: _QUESTIONS[0], 17: None, len(said) - 3: _QUESTIONS[2], len(said): _QUESTIONS[1]}
+    return {12: HYBRID_QUESTIONS[0], 17: None,
+            len(said) - 3: HYBRID_QUESTIONS[2], len(said): HYBRID_QUESTIONS[1]}
 
 
 def _library_packings(said: list[tuple], budget: int) -> list[PromptTrace]:
@@ -128,7 +88,7 @@ def check_hybrid_class(cls: type) -> str | None:
     Taught in notebooks/06_hybrid_manager.ipynb.
     """
     for seed, budget in _CASES:
-        said = _unseen_conversation(seed)
+        said = hybrid_conversation(seed)
         asked = _checkpoints(said)
         packings = _library_packings(said, budget)
         answers = []

@@ -8,7 +8,6 @@ from collections.abc import Callable
 from functools import partial
 from datetime import datetime, timedelta
 
-import random
 import textwrap
 
 import matplotlib.pyplot as plt
@@ -17,6 +16,7 @@ from matplotlib.figure import Figure
 
 from teachmem.lab.evaluation.locomo import LocomoConversation
 from teachmem.lab.evaluation.recall_over_time import FedReport, by_evidence_session, fed_recall
+from teachmem.lab.unseen_conversations import SEMANTIC_FACTS, SEMANTIC_QUESTIONS, semantic_conversation
 from teachmem.lessons.building import class_checker, own_code, show_source as show_source
 from teachmem.lessons.common import (OKABE_ITO, after_prediction as after_prediction, answer_checker,
                                      checker, OUTPUT_WIDTH, figure, short)
@@ -72,49 +72,6 @@ def check_fact_key(fn: Callable) -> str | None:
 
 
 # ---------------------------------------------------------------- your store
-# Unseen conversations for check_semantic_class: messages and facts, each with an importance and a
-# time, then questions. Made here, seeded, never printed.
-_MESSAGES = (("user", "We settled on PostgreSQL 16 for the bookings database."),
-             ("assistant", "Noted: PostgreSQL 16, with one table per studio."),
-             ("user", "The launch party is booked for the second Friday of May."),
-             ("user", "My daughter starts swimming lessons on Tuesdays."),
-             ("assistant", "Swimming on Tuesdays: I will keep that evening free."),
-             ("user", "Remind me to renew the car insurance before the end of June."),
-             ("user", "The tests run with pytest and a coverage report on every push."),
-             ("assistant", "Pytest with coverage on every push, understood."),
-             ("user", "I am allergic to peanuts, so no satay at the team dinner."),
-             ("user", "The office wifi password changed to harbour-lights."),
-             ("assistant", "The meeting room projector needs an HDMI adapter."),
-             ("user", "Our budget for the kitchen is 12000 euros."),
-             ("user", "We moved the standup to 9:30 because of school runs."),
-             ("assistant", "Standup at 9:30 from Monday on."))
-_FACTS = (("favorite color is blue", "favorite color is green"), ("lives in lisbon", "lives in porto"),
-          ("works at helios", "works at acme"), ("prefers window seats", "prefers aisle seats"),
-          ("budget is 2000 dollars", "budget is 2500 dollars"))
-_QUESTIONS = ("Which database did we pick?", "What is my favorite color?", "Where do I live?",
-              "When is the launch party?", "How do the tests run?", "Which seat do I prefer?",
-              "What is the wifi password?", "Where do I work?", "What is the budget?",
-              "What should the team dinner avoid?", "When is the standup?")
-
-
-def _unseen_conversation(seed: int) -> tuple[list[tuple], datetime]:
-    """``(role, content, importance, when, is_fact)`` for each memory, oldest first, and when the
-    questions are asked: older values of some facts first, newer values of a few later."""
-    rng = random.Random(seed)
-    messages = rng.sample(_MESSAGES, len(_MESSAGES))
-    facts = rng.sample(_FACTS, 4)
-    first = [(role, said, False) for role, said in messages[:9]] + [("user", old, True) for old, _ in facts]
-    later = [(role, said, False) for role, said in messages[9:]] + [("user", new, True) for _, new in facts[:3]]
-    rng.shuffle(first)
-    rng.shuffle(later)
-    when = datetime(2026, 1, 5, 9)
-    events = []
-    for role, said, is_fact in first + later:
-        when += timedelta(days=rng.randint(0, 12), minutes=rng.randint(1, 50))
-        events.append((role, said, rng.choice((0.2, 0.4, 0.5, 0.7, 0.9)), when, is_fact))
-    return events, when + timedelta(days=rng.randint(0, 40))
-
-
 def _library_answers(events: list[tuple], now: datetime) -> dict[str, list[dict]]:
     """The library's whole ranking for each question (no recall recorded), replies inheriting
     nothing: each hit with its score and the score's parts."""
@@ -124,7 +81,7 @@ def _library_answers(events: list[tuple], now: datetime) -> dict[str, list[dict]
             store.store(said, "fact", importance, when)
         else:
             store.store(f"{role}: {said}", "message", importance, when)
-    return {q: store.explain(q, len(store), now) for q in _QUESTIONS}
+    return {q: store.explain(q, len(store), now) for q in SEMANTIC_QUESTIONS}
 
 
 def _parts(hit: dict | None) -> str:
@@ -166,9 +123,9 @@ def check_semantic_class(cls: type) -> str | None:
     Taught in notebooks/05_semantic_memory.ipynb.
     """
     for seed in (1, 2, 3):
-        events, now = _unseen_conversation(seed)
+        events, now = semantic_conversation(seed)
         rankings = _library_answers(events, now)
-        replaced = {old: new for old, new in _FACTS if any(said == new for _, said, *_ in events)}
+        replaced = {old: new for old, new in SEMANTIC_FACTS if any(said == new for _, said, *_ in events)}
         case = f"unseen conversation {seed} ({len(events)} memories)"
         with own_code():
             mine = cls()
@@ -179,7 +136,7 @@ def check_semantic_class(cls: type) -> str | None:
                 problem = _retrieval_difference(case, question, got, ranking, replaced)
                 if problem:
                     return problem
-            sent = mine.context(_QUESTIONS[0])
+            sent = mine.context(SEMANTIC_QUESTIONS[0])
         if not isinstance(sent, list) or not sent or not all(isinstance(m, dict) for m in sent):
             return f"{case}: context(question) should return a list of messages (dicts), got {short(repr(sent), 40)}"
     return None

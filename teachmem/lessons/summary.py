@@ -5,7 +5,6 @@ Taught in notebooks/03_summary_memory.ipynb.
 from __future__ import annotations
 
 import functools
-import random
 import textwrap
 from collections.abc import Sequence
 from typing import Any
@@ -13,6 +12,7 @@ from typing import Any
 from matplotlib.figure import Figure
 
 from teachmem.lab.scenarios import Fact, fact_in_text, load_scenario
+from teachmem.lab.unseen_conversations import summary_conversations
 from teachmem.lessons.building import class_checker, own_code, show_source as show_source
 from teachmem.lessons.common import (OKABE_ITO, CheckResult, after_prediction as after_prediction,
                                      answer_checker, explore as explore, fact_label, figure, mark, report,
@@ -38,51 +38,6 @@ FOLLOW_UP = (
 MAX_PINS, MAX_PIN_WORDS = 2, 12
 
 # ---------------------------------------------------------------- Exercise 3.2: the learner's class
-# What the checker's conversations are made of: other projects, other people, never printed.
-CHECK_SAYINGS = (
-    "We're building a recipe app for my running club.",
-    "Let's store the recipes in SQLite, because the club is small.",
-    "The backend will be Flask, since I already know it.",
-    "I'd like the pages to load fast on old phones.",
-    "Let's use Vue for the front end, mainly for its gentle learning curve.",
-    "Photos go to an S3 bucket, with thumbnails made on upload.",
-    "My name is Dana and I teach chemistry.",
-    "The deadline is the end of June, before the summer races.",
-    "Our budget is about 10 dollars a month.",
-    "Login will use magic links, so nobody has to remember a password.",
-    "We'll write the tests with pytest and keep them fast.",
-    "Let's host it on Render, for its free tier.",
-    "Search should find recipes by ingredient.",
-    "The club has about 40 members, and 5 of them will add recipes.",
-    "Comments can wait until the second version.",
-    "Let's send a weekly email with the new recipes, through Mailgun.",
-)
-CHECK_REPLIES = (
-    "Good choice: that keeps the first version small.",
-    "Then I'd start with the data model: recipes, ingredients and members.",
-    "That works. Keep the settings in one file so they are easy to change.",
-    "Noted. Shall we sketch the pages next?",
-    "A sensible plan; we can revisit it after the first release.",
-)
-CHECK_PINS = ("Budget: about 10 dollars a month", "Deadline: end of June")
-# (summarize_every, keep_recent, max_words) of each conversation the checker replays.
-CHECK_SETTINGS = ((6, 0, 120), (4, 2, 60), (5, 1, 40), (3, 0, 30), (8, 4, 50))
-
-
-def unseen_conversations() -> list[tuple[tuple[int, int, int], list[str], list[dict]]]:
-    """The checker's cases: settings, pins and a conversation each, seeded and never printed."""
-    cases = []
-    for index, settings in enumerate(CHECK_SETTINGS):
-        rng = random.Random(300 + index)
-        length = rng.randint(14, 22)
-        messages = [{"role": "user", "content": rng.choice(CHECK_SAYINGS)} if i % 2 == 0 else
-                    {"role": "assistant", "content": rng.choice(CHECK_REPLIES)}
-                    for i in range(length)]
-        pins = list(CHECK_PINS[:index % 3])
-        cases.append((settings, pins, messages))
-    return cases
-
-
 def _words_from(text: str, start: int) -> str:
     words = text.split()
     shown = " ".join(words[max(start - 2, 0):start + 6])
@@ -134,7 +89,7 @@ def _library_answers(settings: tuple[int, int, int], pins: list[str],
 def check_summary_class(cls: type) -> str | None:
     """Exercise 3.2: the learner's summary memory, replayed on conversations they have not seen
     beside ``SummaryMemory``: the same context after every message, and the same model calls."""
-    cases = unseen_conversations()
+    cases = summary_conversations()
     wanted = [_library_answers(*case) for case in cases]
     with own_code():
         for number, ((settings, pins, messages), answers) in enumerate(zip(cases, wanted, strict=True), 1):
