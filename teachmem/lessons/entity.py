@@ -140,10 +140,7 @@ def check_entity_class(cls: type) -> str | None:
 
 def entity_view(memory, turn: int, scenario: Scenario | None = None) -> str:
     """What an ``EntityMemory`` fed the whole conversation held true after ``turn``, the changes
-    logged so far and, given the ``scenario``, which of its true facts the memory knows.
-
-    Taught in notebooks/04_entity_memory.ipynb.
-    """
+    logged so far and, given the ``scenario``, which of its true facts the memory knows."""
     require_positive_int("turn", turn)
     lines = []
     if scenario is not None:
@@ -226,10 +223,7 @@ def check_extra_words(extra_words: Any) -> CheckResult:
 def plot_validity(memory, last_turn: int) -> Figure:
     """Each attribute of an ``EntityMemory`` as a row; each value as a bar from the turn it
     became true to the turn it was replaced (or ``last_turn``), coloured by whether it still holds.
-    A value's label sits on its bar, or beside it where the bar is too short to hold it.
-
-    Taught in notebooks/04_entity_memory.ipynb.
-    """
+    A value's label sits on its bar, or beside it where the bar is too short to hold it."""
     keys = list(dict.fromkeys((f.entity, f.attribute) for f in memory.values))
     fig, ax = figure(9, 0.34 * len(keys) + 1.4)
     colour = {True: OKABE_ITO[2], False: OKABE_ITO[5]}   # still true, replaced

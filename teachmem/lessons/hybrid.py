@@ -83,10 +83,7 @@ def check_hybrid_class(cls: type) -> str | None:
     """Section 2: the learner's manager, on three unseen conversations at tight budgets, sends the
     same messages as ``HybridMemoryManager.context`` at four points of each, and its trace records
     the same candidates, kept or dropped, each with a reason. It may use the window, entity and
-    semantic stores, but not the hybrid manager.
-
-    Taught in notebooks/06_hybrid_manager.ipynb.
-    """
+    semantic stores, but not the hybrid manager."""
     for seed, budget in _CASES:
         said = hybrid_conversation(seed)
         asked = _checkpoints(said)
@@ -201,10 +198,7 @@ def budget_view(scenario: Scenario, token_budget: int, turn: int | None = None, 
     """The hybrid manager's prompt for the user's message on ``turn`` (the scenario's question by
     default) under ``token_budget``: where the tokens go, and what was kept or dropped, and why.
     A line per candidate, its text (never cut) in a column 50 characters wide on the first line, then why;
-    no line is longer than ``VIEW_WIDTH``.
-
-    Taught in notebooks/06_hybrid_manager.ipynb.
-    """
+    no line is longer than ``VIEW_WIDTH``."""
     turn = scenario.questions[0].turn if turn is None else turn
     _require_user_turn(scenario, turn)
     manager = feed(HybridMemoryManager(token_budget, reserve_tokens=reserve_tokens), scenario, turn - 1)
@@ -229,10 +223,7 @@ def budget_view(scenario: Scenario, token_budget: int, turn: int | None = None, 
 
 def budget_explorer(scenario: Scenario, token_budget: int = 1000) -> ipywidgets.VBox:
     """``budget_view`` under a budget slider (600 to 3,500); the view scrolls below the slider, so the slider
-    stays on a 1280×720 screen.
-
-    Taught in notebooks/06_hybrid_manager.ipynb.
-    """
+    stays on a 1280×720 screen."""
     box = explore(budget_view, scenario=ipywidgets.fixed(scenario),
                   token_budget=ipywidgets.IntSlider(value=token_budget, min=600, max=3500, step=100,
                                                     description="budget"))
@@ -249,8 +240,6 @@ _SPLIT_LABELS = {"fixed": "system prompt + question", "fact": "entity facts", "m
 
 def plot_budget_split(traces: list, labels: list[str], title: str = "Where the token budget goes") -> Figure:
     """One stacked bar per packed prompt (``PromptTrace``): fixed parts, facts, memories, window, unused, reply.
-
-    Taught in notebooks/06_hybrid_manager.ipynb.
     """
     fig, ax = figure(8, 0.45 * len(traces) + 1.6)
     for i, trace in enumerate(traces):

@@ -8,8 +8,6 @@ from collections.abc import Callable
 from functools import partial
 from datetime import datetime, timedelta
 
-import textwrap
-
 import matplotlib.pyplot as plt
 import numpy as np
 from matplotlib.figure import Figure
@@ -19,7 +17,7 @@ from teachmem.lab.evaluation.recall_over_time import FedReport, by_evidence_sess
 from teachmem.lab.unseen_conversations import SEMANTIC_FACTS, SEMANTIC_QUESTIONS, semantic_conversation
 from teachmem.lessons.building import class_checker, own_code, show_source as show_source
 from teachmem.lessons.common import (OKABE_ITO, after_prediction as after_prediction, answer_checker,
-                                     checker, OUTPUT_WIDTH, figure, short)
+                                     checker, OUTPUT_WIDTH, figure, hanging, short)
 from teachmem.memory.semantic import SemanticMemoryStore
 
 # word -> its folded form under the rule taught: plurals only (short words stay; -ies -> -y; -sses -> -ss;
@@ -118,10 +116,7 @@ def _retrieval_difference(case: str, question: str, got, ranking: list[dict],
 def check_semantic_class(cls: type) -> str | None:
     """Section 3: the learner's store, on three unseen conversations, returns the same top three
     memories as ``SemanticMemoryStore`` (its default score, replies inheriting nothing) for every
-    question, in the same order; a fact's new value replaces the old one.
-
-    Taught in notebooks/05_semantic_memory.ipynb.
-    """
+    question, in the same order; a fact's new value replaces the old one."""
     for seed in (1, 2, 3):
         events, now = semantic_conversation(seed)
         rankings = _library_answers(events, now)
@@ -146,55 +141,37 @@ def check_semantic_class(cls: type) -> str | None:
 _NOT_COLUMNS = ("row", "rank", "text", "memory_type", "match", "score")
 
 
-def score_table(hits: list[dict], send_from: float | None = None, width: int | None = 44,
-                parts: tuple[str, ...] | None = None) -> str:
-    """``SemanticMemoryStore.explain`` hits as a table, one column per part of the score (a hit's ``rank``,
-    if it has one, replaces its place in the list); with ``send_from``, memories scoring below it are
-    marked "(not sent)". ``width=None`` wraps each memory's text instead of cutting it and shows scores to three
-    significant digits. ``parts`` names the parts of the score to show (all by default).
-
-    Taught in notebooks/05_semantic_memory.ipynb.
+def score_table(hits: list[dict], parts: tuple[str, ...] | None = None) -> str:
+    """``SemanticMemoryStore.explain`` hits as a table, one column per part of the score (``parts``
+    names those to show, all by default), numbers to three significant digits, each memory's text
+    wrapped, never cut. A hit's ``rank``, if it has one, replaces its place in the list.
     """
     if not hits:
         return "(no memories)"
-    gap = "" if width is not None else " "         # room for a score such as 5.48e-07
-    digits = ".3f" if width is not None else ".3g"  # three decimals, or three significant digits
     shown = [c for c in hits[0] if c not in _NOT_COLUMNS and (parts is None or c in parts)]
     # a column is as wide as its name or its widest number (-0.00512), at least 7, and one space apart
-    columns = {c: max(len(c), 7, *(len(f"{h[c]:{digits}}") for h in hits if not isinstance(h[c], int))) + 1
+    columns = {c: max(len(c), 7, *(len(f"{h[c]:.3g}") for h in hits if not isinstance(h[c], int))) + 1
                for c in shown}
-    lines = [f" #{gap}{'score':>8}" + "".join(f"{c:>{w}}" for c, w in columns.items()) + "  memory"]
+    lines = [f" # {'score':>8}" + "".join(f"{c:>{w}}" for c, w in columns.items()) + "  memory"]
     for i, h in enumerate(hits, start=1):
-        note = "(not sent) " if send_from is not None and h["score"] < send_from else ""
-        score = f"{h['score']:>8.4f}" if width is not None else f"{h['score']:>8.3g}"
-        row = (f"{h.get('rank', i):>2}{gap}{score}"
-               + "".join(f"{h[c]:>{w}}" if isinstance(h[c], int) else f"{h[c]:>{w}{digits}}"
+        row = (f"{h.get('rank', i):>2} {h['score']:>8.3g}"
+               + "".join(f"{h[c]:>{w}}" if isinstance(h[c], int) else f"{h[c]:>{w}.3g}"
                          for c, w in columns.items()) + "  ")
-        if width is not None:
-            lines.append(row + note + short(h["text"], width))
-            continue
-        said = textwrap.wrap(note + " ".join(h["text"].split()), max(OUTPUT_WIDTH + 4 - len(row), 30))
-        lines += [row + said[0], *(" " * len(row) + more for more in said[1:])]
+        lines += hanging(row, h["text"], OUTPUT_WIDTH + 4)
     return "\n".join(lines)
 
 
-def by_turn(store: SemanticMemoryStore, hits: list[dict]) -> list[dict]:
-    """``hits`` with each memory's turn first and without the two parts of its relevance (lexical, cosine)."""
-    return [{"turn": store.metadata[h["row"]].get("turn", 0),
-             **{k: v for k, v in h.items() if k not in ("lexical", "cosine")}} for h in hits]
-
-
 def answer_rank(store: SemanticMemoryStore, question: str, turn: int, top_k: int = 3) -> str:
-    """The ``top_k`` memories for ``question``, and the memory of ``turn`` with its rank if it is lower.
-
-    Taught in notebooks/05_semantic_memory.ipynb.
-    """
-    ranked = [{"rank": i, **h} for i, h in enumerate(by_turn(store, store.explain(question, len(store))), 1)]
+    """The ``top_k`` memories for ``question``, and the memory of ``turn`` with its rank if it is lower:
+    each with its turn, and without the two parts of its relevance (lexical, cosine)."""
+    ranked = [{"rank": rank, "turn": store.metadata[h["row"]].get("turn", 0),
+               **{k: v for k, v in h.items() if k not in ("lexical", "cosine")}}
+              for rank, h in enumerate(store.explain(question, len(store)), 1)]
     answer = next((h for h in ranked if h["turn"] == turn), None)
     if answer is None:
         raise ValueError(f"turn must be the turn of a live memory of the store; none has turn {turn!r}")
     return (f"turn {turn} ranks {answer['rank']} of {len(ranked)}\n"
-            + score_table(ranked[:top_k] + ([answer] if answer["rank"] > top_k else []), width=None))
+            + score_table(ranked[:top_k] + ([answer] if answer["rank"] > top_k else [])))
 
 
 # ---------------------------------------------------------------- decay, on its own
@@ -209,10 +186,7 @@ WIFI_QUESTION, WIFI_NOW = "What is the wifi password?", datetime(2026, 3, 1)
 def store_with_ages(memories, now: datetime, **options) -> SemanticMemoryStore:
     """A store holding ``memories`` (``(text, importance, days old)``), each stored that many days before
     ``now``, independent of each other, ranked by the product score (``reply_weight=0``,
-    ``scoring="product"`` unless ``options`` say otherwise).
-
-    Taught in notebooks/05_semantic_memory.ipynb.
-    """
+    ``scoring="product"`` unless ``options`` say otherwise)."""
     store = SemanticMemoryStore(**{"reply_weight": 0.0, "scoring": "product", **options})
     for text, importance, days_old in memories:
         store.store(text, importance=importance, timestamp=now - timedelta(days=days_old))
@@ -222,10 +196,7 @@ def store_with_ages(memories, now: datetime, **options) -> SemanticMemoryStore:
 def answer_by_age(memories, question: str, now: datetime, days: int = 90,
                   decay_rate: float = 0.95) -> tuple[np.ndarray, np.ndarray, float]:
     """The first memory's score for ``question`` if it were 0, 1, …, ``days`` days old, the others kept
-    at their ages; and the best score among the others (what it must beat to come first).
-
-    Taught in notebooks/05_semantic_memory.ipynb.
-    """
+    at their ages; and the best score among the others (what it must beat to come first)."""
     (text, importance, _), *others = memories
     ages, scores = np.arange(days + 1), []
     for age in ages:
@@ -235,10 +206,7 @@ def answer_by_age(memories, question: str, now: datetime, days: int = 90,
 
 
 def burial_day(memories, question: str, now: datetime, decay_rate: float = 0.95, days: int = 365) -> int | None:
-    """The first age (whole days) at which the first memory no longer ranks first, or None within ``days``.
-
-    Taught in notebooks/05_semantic_memory.ipynb.
-    """
+    """The first age (whole days) at which the first memory no longer ranks first, or None within ``days``."""
     ages, scores, rival = answer_by_age(memories, question, now, days, decay_rate)
     buried = np.flatnonzero(scores < rival)
     return int(ages[buried[0]]) if buried.size else None
@@ -262,10 +230,7 @@ def check_burial_prediction(burial_prediction: int) -> str | None:
 def early_recall(conversations: list[LocomoConversation], scorings: tuple[str, ...] = ("product", "half_life"),
                  ks: tuple[int, ...] = (1, 3, 5, 10, 20)) -> dict[str, FedReport]:
     """For each scoring, ``fed_recall`` of ``conversations``: each turn added on its session's real date, the
-    questions about the first four sessions (``by_evidence_session``) asked after the last one.
-
-    Taught in notebooks/05_semantic_memory.ipynb.
-    """
+    questions about the first four sessions (``by_evidence_session``) asked after the last one."""
     early = by_evidence_session(conversations, 1, 4)
     return {s: fed_recall(early, partial(_store_on, scoring=s), ks, (1000,)) for s in scorings}
 
@@ -276,8 +241,6 @@ def _store_on(clock, scoring: str) -> SemanticMemoryStore:
 
 def plot_early_recall(reports: dict[str, FedReport]) -> Figure:
     """Strict recall@k against k, one line per scoring: how many of the messages that answer the top k hold.
-
-    Taught in notebooks/05_semantic_memory.ipynb.
     """
     fig, ax = figure(8, 3.6)
     for (name, report), colour, marker in zip(reports.items(), OKABE_ITO, "osd^", strict=False):
@@ -295,10 +258,7 @@ def plot_early_recall(reports: dict[str, FedReport]) -> Figure:
 
 
 def plot_burial(memories, question: str, now: datetime, days: int = 90, decay_rate: float = 0.95) -> Figure:
-    """The answer's score against its age, beside the best other memory's score: decay alone sinks it.
-
-    Taught in notebooks/05_semantic_memory.ipynb.
-    """
+    """The answer's score against its age, beside the best other memory's score: decay alone sinks it."""
     ages, scores, rival = answer_by_age(memories, question, now, days, decay_rate)
     fig, ax = figure(8, 3.6)
     ax.plot(ages, scores, color=OKABE_ITO[0], lw=2, label=f"the answer: {short(memories[0][0], 50)}")
@@ -317,10 +277,7 @@ def plot_burial(memories, question: str, now: datetime, days: int = 90, decay_ra
 def plot_similarity_heatmaps(matrices: dict, labels: list[str]) -> Figure:
     """One cosine-similarity heatmap per embedder, side by side (``matrices``: name -> n×n array), readable
     on a projector: the value written in each cell, a colour-blind-safe map, a colour bar that says what it means
-    (a negative cosine, as unrelated as 0, is coloured as 0 and written as it is).
-
-    Taught in notebooks/05_semantic_memory.ipynb.
-    """
+    (a negative cosine, as unrelated as 0, is coloured as 0 and written as it is)."""
     fig, axes = plt.subplots(1, len(matrices), figsize=(min(10.4, 3.1 * len(matrices) + 1.4), 4.6),
                              layout="constrained", sharey=True)
     plt.close(fig)

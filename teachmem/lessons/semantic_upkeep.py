@@ -78,10 +78,7 @@ def check_recency_scores(fn: Callable) -> str | None:
 
 
 def merged_store(threshold: float) -> tuple[SemanticMemoryStore, list]:
-    """``MERGE_MEMORIES`` stored a day apart and consolidated at ``threshold``: the store and its Changes.
-
-    Taught in notebooks/05b_semantic_upkeep.ipynb.
-    """
+    """``MERGE_MEMORIES`` stored a day apart and consolidated at ``threshold``: the store and its Changes."""
     store = SemanticMemoryStore()
     for text in MERGE_MEMORIES:
         store.store(text, "preference" if "prefer" in text or "likes" in text else "event")
@@ -108,10 +105,7 @@ def check_merge_threshold(threshold) -> CheckResult:
 def plot_forgetting_curves(fixed: Callable | None = None, strengths: tuple[float, ...] = (1, 2, 4),
                            days: int = 14) -> Figure:
     """The retention MemoryBank's released code computes, exp(-t / 5*S) (dashed), for a few strengths;
-    with ``fixed``, the learner's own curve beside it (solid, same colour per strength).
-
-    Taught in notebooks/05b_semantic_upkeep.ipynb.
-    """
+    with ``fixed``, the learner's own curve beside it (solid, same colour per strength)."""
     fig, ax = figure(8, 3.6)
     t = np.linspace(0, days, 200)
     for colour, s in zip(OKABE_ITO, strengths, strict=False):

@@ -181,10 +181,7 @@ def check_my_pins(pins: Any) -> CheckResult:
 def drift_view(rounds: list[str], facts: list[Fact], round: int, pinned: Sequence[str] = (),
                width: int = 88) -> str:
     """Re-summary number ``round`` of a telephone game: which ``facts`` the summary still
-    mentions on its own, and with the ``pinned`` lines kept beside it.
-
-    Taught in notebooks/03_summary_memory.ipynb.
-    """
+    mentions on its own, and with the ``pinned`` lines kept beside it."""
     if not 0 <= round < len(rounds):
         raise ValueError(f"round must be between 0 and {len(rounds) - 1}, got {round}")
     summary = rounds[round]
@@ -201,10 +198,7 @@ def drift_view(rounds: list[str], facts: list[Fact], round: int, pinned: Sequenc
 def plot_summary_drift(kept: dict[str, list[int]], total: int, words: list[int] | None = None) -> Figure:
     """Facts surviving each fold, one line per setting in ``kept``
     (e.g. ``{"summary alone": [...], "with pinned facts": [...]}``); ``words`` adds the
-    summary's length in words as grey bars on a second axis.
-
-    Taught in notebooks/03_summary_memory.ipynb.
-    """
+    summary's length in words as grey bars on a second axis."""
     fig, ax = figure(8, 3.8)
     for (label, counts), style, colour in zip(kept.items(), ("o-", "s--", "^:", "d-."), OKABE_ITO[4:] + OKABE_ITO,
                                               strict=False):
