@@ -11,12 +11,13 @@ from matplotlib.patches import Patch
 
 from teachmem.core.validate import require_positive_int
 from teachmem.core.words import shared_words
+from teachmem.lab.replay import feed
 from teachmem.lab.scenarios import Scenario, fact_in_text, load_scenario
 from teachmem.lab.unseen_conversations import entity_conversations
 from teachmem.lessons.building import class_checker, own_code, show_source as show_source
-from teachmem.lessons.common import (OKABE_ITO, CheckResult, after_prediction as after_prediction,
-                                     answer_checker, explore as explore, fact_label, figure, hanging, mark, report,
-                                     short, wrapped as wrapped)
+from teachmem.lessons.common import (OKABE_ITO, after_prediction as after_prediction, answer_checker,
+                                     explore as explore, fact_label, figure, hanging, mark, short,
+                                     wrapped as wrapped)
 from teachmem.llm import rule_triples
 from teachmem.memory.entity import EntityMemory
 
@@ -149,8 +150,7 @@ def entity_view(memory, turn: int, scenario: Scenario | None = None) -> str:
         said = scenario.turns[turn - 1]
         lines += [*hanging(f"turn {turn} · {said.role}: ", said.content), ""]
     known = memory.get_relevant(as_of=turn)
-    changes = [f"  turn {c['turn']}: {c['entity']}.{c['attribute']} {c['old']} → {c['new']}"
-               for c in memory.get_changelog(as_of=turn)]
+    changes = [f"  {_changed(c)}" for c in memory.get_changelog(as_of=turn)]
     lines += [f"facts true after turn {turn}:", known or "(none yet)", "",
               "changelog:", *(changes or ["  (no changes yet)"])]
     if scenario is not None:
@@ -161,36 +161,20 @@ def entity_view(memory, turn: int, scenario: Scenario | None = None) -> str:
     return wrapped("\n".join(lines))
 
 
-def _confident_messages() -> set[int]:
-    return {i for i, m in enumerate(PREDICT_MESSAGES, 1) if rule_triples(m)}
-
-
-def _extraction_problem(prediction: Any) -> str | None:
-    if not isinstance(prediction, (set, frozenset, list, tuple)) or \
-            not all(isinstance(i, int) and 1 <= i <= len(PREDICT_MESSAGES) for i in prediction):
-        return (f"write your prediction as a set of message numbers from 1 to {len(PREDICT_MESSAGES)}, "
-                f"e.g. {{1, 2}}; got {prediction!r}")
-    want, got = _confident_messages(), set(prediction)
-    if got == want:
-        return None
-    missed, extra = sorted(want - got), sorted(got - want)
-    return ("; ".join(part for part in (f"messages {missed} do yield a confident fact" if missed else "",
-                                        f"messages {extra} yield none above 0.7" if extra else "") if part)
-            + ". Read the facts printed above for why.")
-
-
 @answer_checker("extraction prediction")
 def check_yields_a_fact(yields_a_fact: Any) -> str | None:
     """Exercise 4.1 (predict, then run): the numbers of the messages that yield a fact of confidence >= 0.7."""
-    return _extraction_problem(yields_a_fact)
-
-
-def question_memory() -> EntityMemory:
-    """The memory that heard the whole project_30 conversation."""
-    memory, scenario = EntityMemory(), load_scenario("project_30")
-    for t in scenario.turns:
-        memory.add(t.role, t.content, turn=t.turn, timestamp=scenario.timestamp(t.turn))
-    return memory
+    if not isinstance(yields_a_fact, (set, frozenset, list, tuple)) or \
+            not all(isinstance(i, int) and 1 <= i <= len(PREDICT_MESSAGES) for i in yields_a_fact):
+        return (f"write your prediction as a set of message numbers from 1 to {len(PREDICT_MESSAGES)}, "
+                f"e.g. {{1, 2}}; got {yields_a_fact!r}")
+    want = {i for i, message in enumerate(PREDICT_MESSAGES, 1) if rule_triples(message)}
+    missed, extra = sorted(want - set(yields_a_fact)), sorted(set(yields_a_fact) - want)
+    if not missed and not extra:
+        return None
+    return ("; ".join(part for part in (f"messages {missed} do yield a confident fact" if missed else "",
+                                        f"messages {extra} yield none above 0.7" if extra else "") if part)
+            + ". Read the facts printed above for why.")
 
 
 def _found(question: str, extra_words: dict, memory: EntityMemory) -> set[tuple[str, str]]:
@@ -199,15 +183,16 @@ def _found(question: str, extra_words: dict, memory: EntityMemory) -> set[tuple[
     return {(f.entity, f.attribute) for f in memory.facts() if shared_words(query, f"{f.entity} {f.attribute} {f.value}")}
 
 
-def check_extra_words(extra_words: Any) -> CheckResult:
+@answer_checker("query words")
+def check_extra_words(extra_words: Any) -> str | None:
     """Exercise 4.3 (modify and observe): words added to a query (``{"query word": ["added", ...]}``) so that
     every question finds its fact, without dragging in more unrelated facts than plain overlap does."""
     if not isinstance(extra_words, dict) or not all(isinstance(k, str) and isinstance(v, (list, tuple))
                                                     and all(isinstance(w, str) for w in v)
                                                     for k, v in extra_words.items()):
-        return report(False, "✗ query words: expected a dict from a query word to a list of words to add, "
-                             f"e.g. {{'log': ['session']}}; got {type(extra_words).__name__}")
-    memory, problems = question_memory(), []
+        raise TypeError("expected a dict from a query word to a list of words to add, "
+                        f"e.g. {{'log': ['session']}}; got {type(extra_words).__name__}")
+    memory, problems = feed(EntityMemory(), load_scenario("project_30")), []
     for question, key in QUESTIONS.items():
         plain, found = _found(question, {}, memory), _found(question, extra_words, memory)
         noise = sorted(f"{e}.{a}" for e, a in found - plain - {key})
@@ -215,9 +200,7 @@ def check_extra_words(extra_words: Any) -> CheckResult:
             problems.append(f"{question!r} still misses {key[0]}.{key[1]}")
         elif noise:
             problems.append(f"{question!r} now also drags in {', '.join(noise)}")
-    if problems:
-        return report(False, "✗ query words: " + "; ".join(problems))
-    return report(True, "✓ query words: every question finds its fact, and no new noise")
+    return "; ".join(problems) or None
 
 
 def plot_validity(memory, last_turn: int) -> Figure:

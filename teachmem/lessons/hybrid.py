@@ -136,18 +136,15 @@ def _default_turn_29() -> tuple[frozenset[int], frozenset[int]]:
     return frozenset(c.turn for c in trace.kept("message") if c.turn is not None), frozenset(skipping)
 
 
-def _turns(name: str, value: object) -> set[int]:
-    if not isinstance(value, (set, frozenset, list, tuple)) or not all(
-            isinstance(t, int) and not isinstance(t, bool) for t in value):
-        raise TypeError(f"{name} must be a set of turn numbers such as {{27, 28}}, got {value!r}")
-    return set(value)
-
-
 @answer_checker("predicted_turns")
 def check_predicted_turns(predicted_turns: object) -> str | None:
     """Exercise 6.1: which turns would the window keep at a budget of 700 if it skipped a message
     that does not fit and went on trying older ones? The answer is worked out from the manager's trace."""
-    got = _turns("predicted_turns", predicted_turns)
+    if not isinstance(predicted_turns, (set, frozenset, list, tuple)) or not all(
+            isinstance(t, int) and not isinstance(t, bool) for t in predicted_turns):
+        raise TypeError(f"predicted_turns must be a set of turn numbers such as {{27, 28}}, "
+                        f"got {predicted_turns!r}")
+    got = set(predicted_turns)
     stop, skip = _default_turn_29()
     if got == skip:
         return None
@@ -179,14 +176,6 @@ def check_fact_share(fact_share: object) -> str | None:
     return None
 
 
-def _require_user_turn(scenario: Scenario, turn: int) -> None:
-    if isinstance(turn, bool) or not isinstance(turn, int) or not 1 <= turn <= len(scenario):
-        raise ValueError(f"turn must be an int between 1 and {len(scenario)}, got {turn!r}")
-    if scenario.turns[turn - 1].role != "user":
-        raise ValueError(f"turn must be a turn where the user speaks, got turn {turn} "
-                         f"({scenario.turns[turn - 1].role})")
-
-
 def _why(c: Candidate, trace: PromptTrace, left: int) -> str:
     """A candidate's reason, short enough for a 1280×720 screen: "fits cap 24", "over cap 24", "full: 29 left"."""
     if c.source != "message":
@@ -200,7 +189,11 @@ def budget_view(scenario: Scenario, token_budget: int, turn: int | None = None, 
     A line per candidate, its text (never cut) in a column 50 characters wide on the first line, then why;
     no line is longer than ``VIEW_WIDTH``."""
     turn = scenario.questions[0].turn if turn is None else turn
-    _require_user_turn(scenario, turn)
+    if isinstance(turn, bool) or not isinstance(turn, int) or not 1 <= turn <= len(scenario):
+        raise ValueError(f"turn must be an int between 1 and {len(scenario)}, got {turn!r}")
+    if scenario.turns[turn - 1].role != "user":
+        raise ValueError(f"turn must be a turn where the user speaks, got turn {turn} "
+                         f"({scenario.turns[turn - 1].role})")
     manager = feed(HybridMemoryManager(token_budget, reserve_tokens=reserve_tokens), scenario, turn - 1)
     trace = manager.explain_prompt(scenario.turns[turn - 1].content)
     split = trace.split()
@@ -231,11 +224,10 @@ def budget_explorer(scenario: Scenario, token_budget: int = 1000) -> ipywidgets.
     return box
 
 
-# Okabe–Ito colours and two greys: told apart with every common kind of colour blindness.
-_SPLIT_COLOURS = {"fixed": "0.35", "fact": OKABE_ITO[2], "memory": OKABE_ITO[3], "message": OKABE_ITO[0],
-                  "unused": "0.88", "reply": OKABE_ITO[1]}
-_SPLIT_LABELS = {"fixed": "system prompt + question", "fact": "entity facts", "memory": "long-term memories",
-                 "message": "conversation window", "unused": "unused", "reply": "reserved for the reply"}
+# Each part of the budget: its colour (Okabe–Ito, or a grey) and its name in the legend.
+_SPLIT = {"fixed": ("0.35", "system prompt + question"), "fact": (OKABE_ITO[2], "entity facts"),
+          "memory": (OKABE_ITO[3], "long-term memories"), "message": (OKABE_ITO[0], "conversation window"),
+          "unused": ("0.88", "unused"), "reply": (OKABE_ITO[1], "reserved for the reply")}
 
 
 def plot_budget_split(traces: list, labels: list[str], title: str = "Where the token budget goes") -> Figure:
@@ -245,7 +237,8 @@ def plot_budget_split(traces: list, labels: list[str], title: str = "Where the t
     for i, trace in enumerate(traces):
         left = 0
         for part, tokens in trace.split().items():
-            ax.barh(i, tokens, left=left, color=_SPLIT_COLOURS[part], label=_SPLIT_LABELS[part] if i == 0 else None)
+            colour, name = _SPLIT[part]
+            ax.barh(i, tokens, left=left, color=colour, label=name if i == 0 else None)
             left += tokens
     ax.set_yticks(range(len(traces)), labels)
     ax.invert_yaxis()

@@ -42,10 +42,10 @@ MERGED_LIVE = ["The user likes pytest and verbose test output", "User prefers py
 @answer_checker("first_prediction")
 def check_first_prediction(first_prediction: str) -> str | None:
     """Section 2: which dentist memory does MemoryBank's score put first on day 5, "appointment" or "floss"?"""
-    if isinstance(first_prediction, str) and first_prediction.strip().lower() not in ("appointment", "floss"):
+    word = first_prediction.strip().lower() if isinstance(first_prediction, str) else first_prediction
+    if isinstance(word, str) and word not in ("appointment", "floss"):
         raise ValueError(f'write "appointment" or "floss", got {first_prediction!r}')
-    return prediction_problem(first_prediction.strip().lower() if isinstance(first_prediction, str)
-                              else first_prediction, "appointment",
+    return prediction_problem(word, "appointment",
                               "Recalled on day 2, the appointment restarted its clock with strength 2: exp(-3 / 2) = "
                               "0.223 of its score is left; the flossing advice, never recalled, keeps exp(-5) = 0.007.")
 
@@ -59,21 +59,17 @@ def check_forgetting_curve(fn: Callable) -> str | None:
     return problem
 
 
-def _reversed_hint(accessed: list[float], got: list) -> str:
-    oldest, newest = accessed.index(min(accessed)), accessed.index(max(accessed))
-    if len(accessed) > 1 and len(got) == len(accessed) and got[oldest] > got[newest]:
-        return " (the oldest access got the highest recency: the ordering is reversed)"
-    return ""
-
-
 @checker("recency_scores")
 def check_recency_scores(fn: Callable) -> str | None:
     """Exercise 5.4: Generative Agents recency, decay ** hours since each memory was last accessed."""
     for (accessed, now), want in RECENCY:
         got = list(fn(list(accessed), now))
         problem = close(f"last_accessed={accessed}, now={now}", got, want)
+        if problem and len(accessed) > 1 and len(got) == len(accessed) and \
+                got[accessed.index(min(accessed))] > got[accessed.index(max(accessed))]:
+            problem += " (the oldest access got the highest recency: the ordering is reversed)"
         if problem:
-            return problem + (_reversed_hint(accessed, got) if accessed else "")
+            return problem
     return None
 
 

@@ -14,9 +14,8 @@ from matplotlib.figure import Figure
 from teachmem.lab.scenarios import Fact, fact_in_text, load_scenario
 from teachmem.lab.unseen_conversations import summary_conversations
 from teachmem.lessons.building import class_checker, own_code, show_source as show_source
-from teachmem.lessons.common import (OKABE_ITO, CheckResult, after_prediction as after_prediction,
-                                     answer_checker, explore as explore, fact_label, figure, mark, report,
-                                     short)
+from teachmem.lessons.common import (OKABE_ITO, after_prediction as after_prediction, answer_checker,
+                                     explore as explore, fact_label, figure, mark, short)
 from teachmem.llm import OfflineLLM, summarize
 from teachmem.memory.summary import SummaryMemory
 
@@ -110,17 +109,15 @@ def check_summary_class(cls: type) -> str | None:
                     return problem
     return None
 
-def transcript(turns: Sequence[Any]) -> str:
-    """Turns as ``role: content`` lines, the way a summary prompt carries them."""
-    return "\n".join(f"{t.role}: {t.content}" for t in turns)
-
 
 @functools.cache
 def follow_up_rounds(max_words: int = 120) -> tuple[str, ...]:
     """The reference replay: the first day summarised, then each ``FOLLOW_UP`` message folded in."""
-    rounds = [summarize(OfflineLLM(), transcript(load_scenario("project_30").turns[:FIRST_DAY]), max_words=max_words)]
+    first_day = "\n".join(f"{t.role}: {t.content}" for t in load_scenario("project_30").turns[:FIRST_DAY])
+    rounds = [summarize(OfflineLLM(), first_day, max_words=max_words)]
     for message in FOLLOW_UP:
-        rounds.append(summarize(OfflineLLM(), f"user: {message}", previous_summary=rounds[-1], max_words=max_words))
+        rounds.append(summarize(OfflineLLM(), f"user: {message}", previous_summary=rounds[-1],
+                                max_words=max_words))
     return tuple(rounds)
 
 
@@ -129,8 +126,13 @@ def first_day_facts() -> list[Fact]:
     return [f for f in load_scenario("project_30").facts if f.is_current(FIRST_DAY)]
 
 
-def _drift_problem(prediction: tuple[Any, Any]) -> str | None:
-    first_to_go, kept_at_the_end = prediction
+@answer_checker("drift prediction")
+def check_drift_prediction(drift_prediction: Any) -> str | None:
+    """Exercise 3.1 (predict, then run): ``(first_to_go, kept_at_the_end)``, which first-day fact the
+    follow-up folds lose first and how many of them are left after the last fold (off by one counts)."""
+    if not isinstance(drift_prediction, tuple) or len(drift_prediction) != 2:
+        return f"expected (first_to_go, kept_at_the_end), got {type(drift_prediction).__name__}"
+    first_to_go, kept_at_the_end = drift_prediction
     facts, rounds = first_day_facts(), follow_up_rounds()
     ids = [f.id for f in facts]
     if first_to_go not in ids:
@@ -152,30 +154,22 @@ def _drift_problem(prediction: tuple[Any, Any]) -> str | None:
     return "; ".join(problems) or None
 
 
-@answer_checker("drift prediction")
-def check_drift_prediction(drift_prediction: Any) -> str | None:
-    """Exercise 3.1 (predict, then run): ``(first_to_go, kept_at_the_end)``, which first-day fact the
-    follow-up folds lose first and how many of them are left after the last fold (off by one counts)."""
-    if not isinstance(drift_prediction, tuple) or len(drift_prediction) != 2:
-        return f"expected (first_to_go, kept_at_the_end), got {type(drift_prediction).__name__}"
-    return _drift_problem(drift_prediction)
-
-
-def check_my_pins(pins: Any) -> CheckResult:
+@answer_checker("pins")
+def check_my_pins(pins: Any) -> str | None:
     """Exercise 3.3 (modify and observe): at most two pins of at most 12 words each that, beside the
     summary after the last follow-up fold, keep every first-day fact."""
     if not isinstance(pins, (list, tuple)) or not all(isinstance(p, str) for p in pins):
-        return report(False, f"✗ pins: expected a list of strings, got {type(pins).__name__}")
+        raise TypeError(f"expected a list of strings, got {type(pins).__name__}")
     if len(pins) > MAX_PINS or any(len(p.split()) > MAX_PIN_WORDS for p in pins):
-        return report(False, f"✗ pins: at most {MAX_PINS} pins of at most {MAX_PIN_WORDS} words each "
-                             f"(yours: {[len(p.split()) for p in pins]} words); pins cost tokens on every request")
+        return (f"at most {MAX_PINS} pins of at most {MAX_PIN_WORDS} words each "
+                f"(yours: {[len(p.split()) for p in pins]} words); pins cost tokens on every request")
     kept_by = "\n".join([*pins, follow_up_rounds()[-1]])
     facts = first_day_facts()
     missing = [f for f in facts if not fact_in_text(f, kept_by)]
     if missing:
-        return report(False, f"✗ pins: after the last fold, {len(missing)} of the {len(facts)} first-day facts "
-                             f"{'is' if len(missing) == 1 else 'are'} in neither the summary nor your pins")
-    return report(True, "✓ pins: every first-day fact survives the drift")
+        return (f"after the last fold, {len(missing)} of the {len(facts)} first-day facts "
+                f"{'is' if len(missing) == 1 else 'are'} in neither the summary nor your pins")
+    return None
 
 
 def drift_view(rounds: list[str], facts: list[Fact], round: int, pinned: Sequence[str] = (),

@@ -10,7 +10,8 @@ from __future__ import annotations
 import pytest
 
 from conftest import load_solutions
-from teachmem import OfflineLLM, summarize
+from teachmem import EntityMemory, OfflineLLM, load_scenario, summarize
+from teachmem.lab.replay import feed
 from teachmem.lessons import entity as lesson04
 from teachmem.lessons import summary as lesson03
 
@@ -87,7 +88,8 @@ def test_3_3_a_failure_says_what_differs_not_what_to_pin(capsys):
 
 
 def test_3_3_pinning_teachmem_summaries_fails(capsys):
-    first_day = lesson03.transcript(lesson03.load_scenario("project_30").turns[:lesson03.FIRST_DAY])
+    turns = load_scenario("project_30").turns[:lesson03.FIRST_DAY]
+    first_day = "\n".join(f"{t.role}: {t.content}" for t in turns)
     assert not passes(lesson03.check_my_pins([lesson03.follow_up_rounds()[-1]]), capsys)       # far too long
     short = summarize(OfflineLLM(), first_day, max_words=lesson03.MAX_PIN_WORDS)
     assert not passes(lesson03.check_my_pins([short]), capsys)                                 # keeps the wrong facts
@@ -143,5 +145,5 @@ def test_4_3_the_check_judges_behaviour_not_the_exact_words(capsys):
 def test_4_3_teachmem_matching_alone_fails(capsys):
     # no extra words is exactly what EntityMemory.get_relevant does; handing over its method fails too
     assert not passes(lesson04.check_extra_words({}), capsys)
-    memory = lesson04.question_memory()
+    memory = feed(EntityMemory(), load_scenario("project_30"))
     assert not passes(lesson04.check_extra_words(memory.get_relevant), capsys)
