@@ -5,15 +5,13 @@ Taught in notebooks/05_semantic_memory.ipynb.
 from __future__ import annotations
 
 from collections.abc import Callable
-from functools import partial
 from datetime import datetime, timedelta
 
 import matplotlib.pyplot as plt
 import numpy as np
 from matplotlib.figure import Figure
 
-from teachmem.lab.evaluation.locomo import LocomoConversation
-from teachmem.lab.evaluation.recall_over_time import FedReport, by_evidence_session, fed_recall
+from teachmem.lab.evaluation.recall_over_time import FedReport
 from teachmem.lab.unseen_conversations import SEMANTIC_FACTS, SEMANTIC_QUESTIONS, semantic_conversation
 from teachmem.lessons.building import class_checker, own_code, show_source as show_source
 from teachmem.lessons.common import (OKABE_ITO, after_prediction as after_prediction, answer_checker,
@@ -227,18 +225,6 @@ def check_burial_prediction(burial_prediction: int) -> str | None:
 
 
 # ---------------------------------------------------------------- months later
-def early_recall(conversations: list[LocomoConversation], scorings: tuple[str, ...] = ("product", "half_life"),
-                 ks: tuple[int, ...] = (1, 3, 5, 10, 20)) -> dict[str, FedReport]:
-    """For each scoring, ``fed_recall`` of ``conversations``: each turn added on its session's real date, the
-    questions about the first four sessions (``by_evidence_session``) asked after the last one."""
-    early = by_evidence_session(conversations, 1, 4)
-    return {s: fed_recall(early, partial(_store_on, scoring=s), ks, (1000,)) for s in scorings}
-
-
-def _store_on(clock, scoring: str) -> SemanticMemoryStore:
-    return SemanticMemoryStore(clock=clock, scoring=scoring)
-
-
 def plot_early_recall(reports: dict[str, FedReport]) -> Figure:
     """Strict recall@k against k, one line per scoring: how many of the messages that answer the top k hold.
     """
