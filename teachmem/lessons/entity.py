@@ -11,6 +11,7 @@ from matplotlib.patches import Patch
 
 from teachmem.core.validate import require_positive_int
 from teachmem.core.words import shared_words
+from teachmem.lab.lesson_examples import PREDICT_MESSAGES
 from teachmem.lab.replay import feed
 from teachmem.lab.scenarios import Scenario, fact_in_text, load_scenario
 from teachmem.lab.unseen_conversations import entity_conversations
@@ -20,16 +21,6 @@ from teachmem.lessons.common import (OKABE_ITO, after_prediction as after_predic
                                      wrapped as wrapped)
 from teachmem.llm import rule_triples
 from teachmem.memory.entity import EntityMemory
-
-# Exercise 4.1: messages the extractor has not met; which of them yield a fact that passes the 0.7 filter?
-PREDICT_MESSAGES = (
-    "Could we use Redis for sessions?",
-    "I'm a pharmacist at a hospital in Leeds.",
-    "I write Rust at my day job.",
-    "For styling let's use Bootstrap. I love its grid.",
-    "My guess is that nobody reads the docs.",
-    "Probably Vue, but I'm not sure yet.",
-)
 
 # Exercise 4.3: each question and the one fact it is about, in the memory that heard project_30.
 QUESTIONS = {"Which database should CI start?": ("Project", "database"),

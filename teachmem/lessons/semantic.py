@@ -5,13 +5,14 @@ Taught in notebooks/05_semantic_memory.ipynb.
 from __future__ import annotations
 
 from collections.abc import Callable
-from datetime import datetime, timedelta
+from datetime import datetime
 
 import matplotlib.pyplot as plt
 import numpy as np
 from matplotlib.figure import Figure
 
 from teachmem.lab.evaluation.recall_over_time import FedReport
+from teachmem.lab.lesson_examples import WIFI_MEMORIES, WIFI_NOW, WIFI_QUESTION, store_with_ages
 from teachmem.lab.unseen_conversations import SEMANTIC_FACTS, SEMANTIC_QUESTIONS, semantic_conversation
 from teachmem.lessons.building import class_checker, own_code, show_source as show_source
 from teachmem.lessons.common import (OKABE_ITO, after_prediction as after_prediction, answer_checker,
@@ -173,24 +174,6 @@ def answer_rank(store: SemanticMemoryStore, question: str, turn: int, top_k: int
 
 
 # ---------------------------------------------------------------- decay, on its own
-# Section 4's example: (text, importance, days old), the question, and when it is asked.
-WIFI_MEMORIES = (("The wifi password is taped to the fridge door", 0.9, 60),
-                 ("The wifi in the meeting room keeps dropping", 0.4, 3),
-                 ("The router was moved to the hallway", 0.5, 20),
-                 ("Booked the flights to Porto", 0.5, 1))
-WIFI_QUESTION, WIFI_NOW = "What is the wifi password?", datetime(2026, 3, 1)
-
-
-def store_with_ages(memories, now: datetime, **options) -> SemanticMemoryStore:
-    """A store holding ``memories`` (``(text, importance, days old)``), each stored that many days before
-    ``now``, independent of each other, ranked by the product score (``reply_weight=0``,
-    ``scoring="product"`` unless ``options`` say otherwise)."""
-    store = SemanticMemoryStore(**{"reply_weight": 0.0, "scoring": "product", **options})
-    for text, importance, days_old in memories:
-        store.store(text, importance=importance, timestamp=now - timedelta(days=days_old))
-    return store
-
-
 def answer_by_age(memories, question: str, now: datetime, days: int = 90,
                   decay_rate: float = 0.95) -> tuple[np.ndarray, np.ndarray, float]:
     """The first memory's score for ``question`` if it were 0, 1, …, ``days`` days old, the others kept

@@ -10,11 +10,11 @@ from collections.abc import Callable
 import numpy as np
 from matplotlib.figure import Figure
 
+from teachmem.lab.lesson_examples import MERGED_LIVE, merged_store
 from teachmem.lessons.common import (OKABE_ITO, CheckResult, after_prediction as after_prediction, answer_checker,
                                      checker, close, figure, first_problem, prediction_problem, report,
                                      wrapped as wrapped)
 from teachmem.lessons.semantic import score_table as score_table
-from teachmem.memory.semantic import SemanticMemoryStore
 
 # (t days, strength S) -> MemoryBank's retention exp(-t / (5·S)), the exponent t / (5·S) worked out by hand.
 RETENTION = [((0, 1), 1.0), ((0, 10), 1.0), ((5, 1), math.exp(-1)), ((10, 1), math.exp(-2)),
@@ -30,14 +30,6 @@ RECENCY = [(([0.0, 5.0, 9.0], 10.0), [0.995 ** 10, 0.995 ** 5, 0.995 ** 1]),
            (([0.0, 24.0, 48.0], 72.0), [0.995 ** 72, 0.995 ** 48, 0.995 ** 24]),
            (([100.5, 0.5, 150.0], 200.5), [0.995 ** 100, 0.995 ** 200, 0.995 ** 50.5]),
            (([4.0, 12.0], 10.0), [0.995 ** 6, 1.0])]      # accessed after `now` (clocks disagree): just used
-
-# Exercise 5.5's memories, oldest first: three wordings of one preference, then two other memories.
-MERGE_MEMORIES = ("User prefers pytest with verbose output", "user prefers pytest, verbose output!",
-                  "The user likes pytest and verbose test output", "User prefers pytest with coverage reports",
-                  "Lunch today was a sandwich")
-MERGED_LIVE = ["The user likes pytest and verbose test output", "User prefers pytest with coverage reports",
-               "Lunch today was a sandwich"]     # what should be left: one copy of the preference, the rest
-
 
 @answer_checker("first_prediction")
 def check_first_prediction(first_prediction: str) -> str | None:
@@ -71,14 +63,6 @@ def check_recency_scores(fn: Callable) -> str | None:
         if problem:
             return problem
     return None
-
-
-def merged_store(threshold: float) -> tuple[SemanticMemoryStore, list]:
-    """``MERGE_MEMORIES`` stored a day apart and consolidated at ``threshold``: the store and its Changes."""
-    store = SemanticMemoryStore()
-    for text in MERGE_MEMORIES:
-        store.store(text, "preference" if "prefer" in text or "likes" in text else "event")
-    return store, store.consolidate(threshold)
 
 
 def check_merge_threshold(threshold) -> CheckResult:

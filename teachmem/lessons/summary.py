@@ -11,6 +11,7 @@ from typing import Any
 
 from matplotlib.figure import Figure
 
+from teachmem.lab.lesson_examples import FIRST_DAY, FOLLOW_UP, first_day_facts
 from teachmem.lab.scenarios import Fact, fact_in_text, load_scenario
 from teachmem.lab.unseen_conversations import summary_conversations
 from teachmem.lessons.building import class_checker, own_code, show_source as show_source
@@ -19,21 +20,6 @@ from teachmem.lessons.common import (OKABE_ITO, after_prediction as after_predic
 from teachmem.llm import OfflineLLM, summarize
 from teachmem.memory.summary import SummaryMemory
 
-# The first day of the project_30 conversation is summarised, then these later messages of the same
-# project are folded in one at a time, as a summary memory does: the word limit stays, the material grows.
-FIRST_DAY = 16
-FOLLOW_UP = (
-    "Let's send the booking emails with Postmark, because its delivery is reliable.",
-    "Let's cache the class schedule in Redis, since the schedule page gets most of the traffic.",
-    "We'll deploy on Fly.io, mainly for its simple pricing.",
-    "Let's use Tailwind for styling, so my sister can change the colours herself.",
-    "Reminder emails will go through Celery with one small worker.",
-    "We'll use GitHub Actions for CI, because the code already lives on GitHub.",
-    "Let's use SQLAlchemy as the ORM, since I know it from work.",
-    "For search we'll use Meilisearch, because members look classes up by teacher.",
-    "Let's run everything in Docker so the versions match production.",
-    "Card payments will go through Stripe, but only after the first release.",
-)
 MAX_PINS, MAX_PIN_WORDS = 2, 12
 
 # ---------------------------------------------------------------- Exercise 3.2: the learner's class
@@ -119,11 +105,6 @@ def follow_up_rounds(max_words: int = 120) -> tuple[str, ...]:
         rounds.append(summarize(OfflineLLM(), f"user: {message}", previous_summary=rounds[-1],
                                 max_words=max_words))
     return tuple(rounds)
-
-
-def first_day_facts() -> list[Fact]:
-    """The scenario's facts still true at the end of the first day (turn 16)."""
-    return [f for f in load_scenario("project_30").facts if f.is_current(FIRST_DAY)]
 
 
 @answer_checker("drift prediction")

@@ -11,6 +11,7 @@ import pytest
 
 from conftest import ROOT, load_solutions
 from teachmem import EntityMemory, SummaryMemory, load_scenario, rule_triples
+from teachmem.lab.lesson_examples import FOLLOW_UP
 from teachmem.lab.replay import feed
 from teachmem.lab.unseen_conversations import entity_conversations, summary_conversations
 from teachmem.lessons import entity as lesson04
@@ -119,7 +120,7 @@ def test_03_a_class_that_wraps_or_inherits_the_library_fails(cls, said, capsys):
 
 
 def test_03_the_checker_replays_unseen_conversations_that_fold_without_a_blank_summary():
-    seen = {t.content for t in load_scenario("project_30").turns} | set(lesson03.FOLLOW_UP)
+    seen = {t.content for t in load_scenario("project_30").turns} | set(FOLLOW_UP)
     for (every, keep, words), _pins, messages in summary_conversations():
         assert not seen & {m["content"] for m in messages}
         memory = SummaryMemory(every, keep_recent=keep, max_words=words)
