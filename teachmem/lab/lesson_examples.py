@@ -4,9 +4,11 @@ different ages, wordings of one preference to merge. The exercises' checkers use
 """
 from __future__ import annotations
 
+import functools
 from datetime import datetime, timedelta
 
 from teachmem.lab.scenarios import Fact, load_scenario
+from teachmem.llm import OfflineLLM, summarize
 from teachmem.memory.semantic import SemanticMemoryStore
 
 # ---------------------------------------------------------------- 03: summary drift
@@ -25,6 +27,17 @@ FOLLOW_UP = (
     "Let's run everything in Docker so the versions match production.",
     "Card payments will go through Stripe, but only after the first release.",
 )
+
+
+@functools.cache
+def follow_up_rounds(max_words: int = 120) -> tuple[str, ...]:
+    """The reference replay: the first day summarised, then each ``FOLLOW_UP`` message folded in."""
+    first_day = "\n".join(f"{t.role}: {t.content}" for t in load_scenario("project_30").turns[:FIRST_DAY])
+    rounds = [summarize(OfflineLLM(), first_day, max_words=max_words)]
+    for message in FOLLOW_UP:
+        rounds.append(summarize(OfflineLLM(), f"user: {message}", previous_summary=rounds[-1],
+                                max_words=max_words))
+    return tuple(rounds)
 
 
 def first_day_facts() -> list[Fact]:

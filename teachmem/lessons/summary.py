@@ -4,20 +4,19 @@ Taught in notebooks/03_summary_memory.ipynb.
 """
 from __future__ import annotations
 
-import functools
 import textwrap
 from collections.abc import Sequence
 from typing import Any
 
 from matplotlib.figure import Figure
 
-from teachmem.lab.lesson_examples import FIRST_DAY, FOLLOW_UP, first_day_facts
-from teachmem.lab.scenarios import Fact, fact_in_text, load_scenario
+from teachmem.lab.lesson_examples import FOLLOW_UP as FOLLOW_UP, first_day_facts, follow_up_rounds
+from teachmem.lab.scenarios import Fact, fact_in_text
 from teachmem.lab.unseen_conversations import summary_conversations
 from teachmem.lessons.building import class_checker, own_code, show_source as show_source
 from teachmem.lessons.common import (OKABE_ITO, after_prediction as after_prediction, answer_checker,
                                      explore as explore, fact_label, figure, mark, short)
-from teachmem.llm import OfflineLLM, summarize
+from teachmem.llm import OfflineLLM
 from teachmem.memory.summary import SummaryMemory
 
 MAX_PINS, MAX_PIN_WORDS = 2, 12
@@ -94,17 +93,6 @@ def check_summary_class(cls: type) -> str | None:
                 if problem:
                     return problem
     return None
-
-
-@functools.cache
-def follow_up_rounds(max_words: int = 120) -> tuple[str, ...]:
-    """The reference replay: the first day summarised, then each ``FOLLOW_UP`` message folded in."""
-    first_day = "\n".join(f"{t.role}: {t.content}" for t in load_scenario("project_30").turns[:FIRST_DAY])
-    rounds = [summarize(OfflineLLM(), first_day, max_words=max_words)]
-    for message in FOLLOW_UP:
-        rounds.append(summarize(OfflineLLM(), f"user: {message}", previous_summary=rounds[-1],
-                                max_words=max_words))
-    return tuple(rounds)
 
 
 @answer_checker("drift prediction")
