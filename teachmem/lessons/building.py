@@ -47,12 +47,8 @@ def run_class_check(title: str, body: Callable[[type], str | None], candidate: A
 
 
 def class_checker(title: str) -> Callable[[Callable[[Any], str | None]], Callable[[Any], CheckResult]]:
-    """Turn ``body(cls) -> None | str`` into a printing checker of the learner's class.
-
-    The body builds the library's strategy and the learner's class on the same conversation,
-    running the learner's code inside ``own_code()``, and returns the first difference as one
-    sentence, or None.
-    """
+    """``checker`` for a class the learner wrote: the body replays it beside the library's strategy,
+    the learner's code inside ``own_code()``, and returns the first difference, or None."""
     return checker(title, run_class_check)
 
 

@@ -31,6 +31,7 @@ RECENCY = [(([0.0, 5.0, 9.0], 10.0), [0.995 ** 10, 0.995 ** 5, 0.995 ** 1]),
            (([100.5, 0.5, 150.0], 200.5), [0.995 ** 100, 0.995 ** 200, 0.995 ** 50.5]),
            (([4.0, 12.0], 10.0), [0.995 ** 6, 1.0])]      # accessed after `now` (clocks disagree): just used
 
+
 @answer_checker("first_prediction")
 def check_first_prediction(first_prediction: str) -> str | None:
     """Section 2: which dentist memory does MemoryBank's score put first on day 5, "appointment" or "floss"?"""

@@ -5,7 +5,7 @@ Taught in notebooks/03_summary_memory.ipynb.
 from __future__ import annotations
 
 import textwrap
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from typing import Any
 
 from matplotlib.figure import Figure
@@ -56,40 +56,35 @@ def context_difference(case: str, got: Any, want: list[dict]) -> str | None:
             f"starting with {extra.get('role')}: {short(str(extra.get('content')), 45)!r}")
 
 
-def _library_answers(settings: tuple[int, int, int], pins: list[str],
-                     messages: list[dict]) -> list[tuple[list[dict], int]]:
-    every, keep, words = settings
-    memory = SummaryMemory(every, keep_recent=keep, max_words=words, llm=OfflineLLM())
+def _replayed(memory: Any, llm: OfflineLLM, pins: list[str],
+              messages: list[dict]) -> Iterator[tuple[Any, int]]:
+    """After each message, what ``memory`` sends and how many calls ``llm`` has had so far."""
     for fact in pins:
         memory.pin(fact)
-    answers = []
     for m in messages:
         memory.add(m["role"], m["content"])
-        answers.append((memory.context(), memory.llm.usage.calls))
-    return answers
+        yield memory.context(), llm.usage.calls
 
 
 @class_checker("summary memory")
 def check_summary_class(cls: type) -> str | None:
     """Exercise 3.2: the learner's summary memory, replayed on conversations they have not seen
     beside ``SummaryMemory``: the same context after every message, and the same model calls."""
-    cases = summary_conversations()
-    wanted = [_library_answers(*case) for case in cases]
-    with own_code():
-        for number, ((settings, pins, messages), answers) in enumerate(zip(cases, wanted, strict=True), 1):
-            every, keep, words = settings
-            llm = OfflineLLM()
-            memory = cls(llm, summarize_every=every, keep_recent=keep, max_words=words)
-            for fact in pins:
-                memory.pin(fact)
-            for count, (m, (want, calls)) in enumerate(zip(messages, answers, strict=True), 1):
-                memory.add(m["role"], m["content"])
+    for number, ((every, keep, words), pins, messages) in enumerate(summary_conversations(), 1):
+        llm = OfflineLLM()
+        library = SummaryMemory(every, keep_recent=keep, max_words=words, llm=llm)
+        wanted = list(_replayed(library, llm, pins, messages))
+        llm = OfflineLLM()
+        with own_code():
+            mine = cls(llm, summarize_every=every, keep_recent=keep, max_words=words)
+            for count, ((sent, calls), (want, want_calls)) in enumerate(
+                    zip(_replayed(mine, llm, pins, messages), wanted, strict=True), 1):
                 case = (f"conversation {number} (summarize_every={every}, keep_recent={keep}), "
                         f"after message {count}")
-                if llm.usage.calls != calls:
-                    return (f"{case}, your class has made {llm.usage.calls} model call(s) so far, "
-                            f"SummaryMemory {calls} (one a fold)")
-                problem = context_difference(case, memory.context(), want)
+                if calls != want_calls:
+                    return (f"{case}, your class has made {calls} model call(s) so far, "
+                            f"SummaryMemory {want_calls} (one a fold)")
+                problem = context_difference(case, sent, want)
                 if problem:
                     return problem
     return None
