@@ -1,14 +1,17 @@
-"""The small made-up examples notebooks 03–05b show besides the scenarios, and the stores built
+"""The small made-up examples notebooks 03–06 show besides the scenarios, and the memories built
 from them: messages folded into a summary, messages to predict an extraction from, memories of
-different ages, wordings of one preference to merge. The exercises' checkers use the same data.
+different ages, wordings of one preference to merge, a hybrid manager on a tight budget. The
+exercises' checkers use the same data.
 """
 from __future__ import annotations
 
 import functools
 from datetime import datetime, timedelta
 
+from teachmem.lab.replay import feed
 from teachmem.lab.scenarios import Fact, load_scenario
 from teachmem.llm import OfflineLLM, summarize
+from teachmem.memory.hybrid import HybridMemoryManager, PromptTrace
 from teachmem.memory.semantic import SemanticMemoryStore
 
 # ---------------------------------------------------------------- 03: summary drift
@@ -90,3 +93,15 @@ def merged_store(threshold: float) -> tuple[SemanticMemoryStore, list]:
     for text in MERGE_MEMORIES:
         store.store(text, "preference" if "prefer" in text or "likes" in text else "event")
     return store, store.consolidate(threshold)
+
+
+# ---------------------------------------------------------------- 06: a tight budget
+#: The budget of notebook 06's caps demo and exercises: there the fact cap leaves the MySQL fact out.
+TIGHT_BUDGET = 700
+
+
+def turn_29_at_tight_budget(fact_share: float) -> tuple[HybridMemoryManager, PromptTrace]:
+    """A manager at ``TIGHT_BUDGET`` that has heard turns 1–28 of project_30, and its trace for turn 29."""
+    scenario = load_scenario("project_30")
+    manager = feed(HybridMemoryManager(TIGHT_BUDGET, fact_share=fact_share), scenario, 28)
+    return manager, manager.explain_prompt(scenario.turns[28].content)

@@ -11,6 +11,7 @@ import ipywidgets
 
 from matplotlib.figure import Figure
 
+from teachmem.lab.lesson_examples import turn_29_at_tight_budget
 from teachmem.lab.replay import context_text, feed
 from teachmem.lab.scenarios import Scenario, fact_in_text, load_scenario
 from teachmem.lab.unseen_conversations import HYBRID_QUESTIONS, hybrid_conversation
@@ -110,23 +111,14 @@ def check_hybrid_class(cls: type) -> str | None:
     return None
 
 
-#: The budget of notebook 06's caps demo and exercises: there the fact cap leaves the MySQL fact out.
-TIGHT_BUDGET = 700
 VIEW_WIDTH = 92          # budget_view's lines: what a projected cell shows without wrapping
-
-
-def _turn_29(fact_share: float) -> tuple[HybridMemoryManager, PromptTrace]:
-    """A manager at ``TIGHT_BUDGET`` that has heard turns 1–28 of project_30, and its trace for turn 29."""
-    scenario = load_scenario("project_30")
-    manager = feed(HybridMemoryManager(TIGHT_BUDGET, fact_share=fact_share), scenario, 28)
-    return manager, manager.explain_prompt(scenario.turns[28].content)
 
 
 @functools.lru_cache(maxsize=1)
 def _default_turn_29() -> tuple[frozenset[int], frozenset[int]]:
     """At the default shares: the turns the window keeps (newest first, stopping at the first misfit)
     and the turns a window that skips each misfit and tries older messages would keep."""
-    manager, trace = _turn_29(HybridMemoryManager().fact_share)
+    manager, trace = turn_29_at_tight_budget(HybridMemoryManager().fact_share)
     in_window, split = set(manager.window.window_turns()), trace.split()
     left, skipping = split["message"] + split["unused"], set[int]()
     for c in trace.candidates:                       # the window's messages come newest first
@@ -161,7 +153,7 @@ def check_fact_share(fact_share: object) -> str | None:
     if isinstance(fact_share, bool) or not isinstance(fact_share, Real):
         raise TypeError(f"fact_share must be a number between 0 and 0.85, got {fact_share!r}")
     scenario = load_scenario("project_30")
-    _, trace = _turn_29(float(fact_share))
+    _, trace = turn_29_at_tight_budget(float(fact_share))
     text = context_text(trace.messages)
     missing = [scenario.fact(i).value for i in scenario.questions[0].needs
                if not fact_in_text(scenario.fact(i), text)]
