@@ -110,11 +110,9 @@ Runner = Callable[[str, Callable[[Any], "str | None"], Any], CheckResult]
 
 def checker(title: str, runner: Runner = run_check) -> Callable[[Callable[[Any], str | None]],
                                                                 Callable[[Any], CheckResult]]:
-    """Turn ``body(candidate) -> None | str`` into a printing checker.
-
-    The body returns None when every case agrees, else a sentence saying what differs for which
-    input. ``runner`` runs it and reports: ``run_check`` for a function, ``run_answer`` for a value,
-    ``building.run_class_check`` for a class the learner wrote.
+    """Turn ``body(candidate)``, None when every case agrees, else a sentence saying what differs for
+    which input, into a printing checker. ``runner`` runs it and reports: ``run_check`` for a
+    function, ``run_answer`` for a value, ``building.run_class_check`` for a class the learner wrote.
     """
     def wrap(body: Callable[[Any], str | None]) -> Callable[[Any], CheckResult]:
         @functools.wraps(body)
@@ -175,11 +173,9 @@ def _refuse(name: str) -> Callable[..., Any]:
 
 @contextmanager
 def forbidding(*targets: tuple[Any, str]) -> Iterator[None]:
-    """Inside the block, calling any ``(owner, attribute)`` of ``targets`` raises ``DoneByTeachmem``.
-
-    A checker works out its known answers first, then runs the learner's function inside
-    this block: an answer that only calls teachmem's own implementation fails, and says so.
-    """
+    """Inside the block, calling any ``(owner, attribute)`` of ``targets`` raises ``DoneByTeachmem``:
+    a checker works out its known answers first, then runs the learner's function in the block, so an
+    answer that only calls teachmem's own implementation fails, and says so."""
     saved = [(owner, name, vars(owner)[name]) for owner, name in targets]
     try:
         for owner, name, _ in saved:

@@ -258,10 +258,9 @@ def plot_similarity_heatmaps(matrices: dict, labels: list[str]) -> Figure:
         ax.set_xticks(range(n), labels, rotation=45, ha="right", fontsize=9)
         ax.set_yticks(range(n), labels, fontsize=9)
         ax.set_xlabel("compared with")
-        for i in range(n):
-            for j in range(n):
-                ax.text(j, i, f"{round(float(sims[i, j]), 1) + 0.0:.1f}", ha="center", va="center", fontsize=8,
-                        color="black" if sims[i, j] > 0.55 else "white")
+        for i, j in np.ndindex(n, n):
+            ax.text(j, i, f"{round(float(sims[i, j]), 1) + 0.0:.1f}", ha="center", va="center", fontsize=8,
+                    color="black" if sims[i, j] > 0.55 else "white")
     axes[0].set_ylabel("fact or question")
     fig.colorbar(image, ax=axes, shrink=0.85, label="cosine similarity\n(1 = alike, 0 = nothing in common)")
     return fig
