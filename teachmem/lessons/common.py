@@ -27,8 +27,6 @@ import matplotlib.pyplot as plt
 from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 
-from teachmem.lab.scenarios import Fact
-
 
 # A learner at 1280×720 with the file browser open sees about 105 characters of an output line;
 # JupyterLab breaks a longer one anywhere, mid-word. What the lessons print is wrapped to this width.
@@ -274,11 +272,6 @@ def short(text: str, width: int = 60) -> str:
     """``text`` on one line, cut to ``width`` characters with an ellipsis."""
     text = " ".join(text.split())
     return text if len(text) <= width else text[:width - 1] + "…"
-
-
-def fact_label(fact: Fact) -> str:
-    """A scenario fact as ``entity.attribute: value``."""
-    return f"{fact.entity}.{fact.attribute}: {fact.value}"
 
 
 # ---------------------------------------------------------------- figures

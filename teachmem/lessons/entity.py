@@ -4,6 +4,7 @@ Taught in notebooks/04_entity_memory.ipynb.
 """
 from __future__ import annotations
 
+from collections.abc import Callable, Iterator
 from typing import Any
 
 from matplotlib.figure import Figure
@@ -17,7 +18,7 @@ from teachmem.lab.scenarios import Scenario, fact_in_text, load_scenario
 from teachmem.lab.unseen_conversations import entity_conversations
 from teachmem.lessons.building import class_checker, own_code, show_source as show_source
 from teachmem.lessons.common import (OKABE_ITO, after_prediction as after_prediction, answer_checker,
-                                     explore as explore, fact_label, figure, hanging, mark, short,
+                                     explore as explore, figure, hanging, mark, short,
                                      wrapped as wrapped)
 from teachmem.llm import rule_triples
 from teachmem.memory.entity import EntityMemory
@@ -101,30 +102,28 @@ def changelog_difference(case: str, got: Any, want: list[dict]) -> str | None:
     return None
 
 
-def _library_answers(messages: list[tuple[str, str]]) -> list[tuple[list[dict], list[dict]]]:
-    memory = EntityMemory()
-    answers = []
+def _replayed(memory: Any, messages: list[tuple[str, str]],
+              changelog: Callable[[Any], Any]) -> Iterator[tuple[Any, Any]]:
+    """After each message, what ``memory`` sends and its ``changelog``."""
     for turn, (role, content) in enumerate(messages, 1):
         memory.add(role, content, turn=turn)
-        answers.append((memory.context(), memory.get_changelog()))
-    return answers
+        yield memory.context(), changelog(memory)
 
 
 @class_checker("entity memory")
 def check_entity_class(cls: type) -> str | None:
     """Exercise 4.2: the learner's entity memory, replayed beside ``EntityMemory`` on conversations
     they have not seen: the same facts in ``context()`` and the same ``changelog`` after every turn."""
-    conversations = entity_conversations()
-    wanted = [_library_answers(messages) for messages in conversations]
-    with own_code():
-        for number, (messages, answers) in enumerate(zip(conversations, wanted, strict=True), 1):
-            memory = cls()
-            pairs = zip(messages, answers, strict=True)
-            for turn, ((role, content), (context, changelog)) in enumerate(pairs, 1):
-                memory.add(role, content, turn=turn)
+    for number, messages in enumerate(entity_conversations(), 1):
+        wanted = list(_replayed(EntityMemory(), messages, EntityMemory.get_changelog))
+        with own_code():
+            mine = _replayed(cls(), messages, lambda memory: getattr(memory, "changelog", None))
+            pairs = zip(mine, wanted, strict=True)
+            for turn, ((sent, changelog), (want, want_changelog)) in enumerate(pairs, 1):
+                role, content = messages[turn - 1]
                 case = f"conversation {number}, after turn {turn} ({role}: {short(content, 30)!r})"
-                problem = (facts_difference(case, memory.context(), context)
-                           or changelog_difference(case, getattr(memory, "changelog", None), changelog))
+                problem = (facts_difference(case, sent, want)
+                           or changelog_difference(case, changelog, want_changelog))
                 if problem:
                     return problem
     return None
@@ -148,7 +147,7 @@ def entity_view(memory, turn: int, scenario: Scenario | None = None) -> str:
         truth = [f for f in scenario.facts if f.is_current(turn)]
         found = [fact_in_text(f, known) for f in truth]
         lines += ["", f"the scenario's facts true at turn {turn}: {sum(found)} of {len(truth)} known"]
-        lines += [f"  {mark(k)} {fact_label(f)}" for f, k in zip(truth, found, strict=True)]
+        lines += [f"  {mark(k)} {f.label}" for f, k in zip(truth, found, strict=True)]
     return wrapped("\n".join(lines))
 
 

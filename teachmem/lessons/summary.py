@@ -15,7 +15,7 @@ from teachmem.lab.scenarios import Fact, fact_in_text
 from teachmem.lab.unseen_conversations import summary_conversations
 from teachmem.lessons.building import class_checker, own_code, show_source as show_source
 from teachmem.lessons.common import (OKABE_ITO, after_prediction as after_prediction, answer_checker,
-                                     explore as explore, fact_label, figure, mark, short)
+                                     explore as explore, figure, mark, short)
 from teachmem.llm import OfflineLLM
 from teachmem.memory.summary import SummaryMemory
 
@@ -149,7 +149,7 @@ def drift_view(rounds: list[str], facts: list[Fact], round: int, pinned: Sequenc
     lines = [f"round {round} of {len(rounds) - 1}: the summary has {len(summary.split())} words; facts kept: "
              f"{sum(alone)}/{len(facts)} alone, {sum(kept)}/{len(facts)} with {len(pinned)} pinned",
              "", " alone  pinned  fact"]
-    lines += [f"   {mark(a)}      {mark(k)}    {fact_label(f)}" for f, a, k in zip(facts, alone, kept, strict=True)]
+    lines += [f"   {mark(a)}      {mark(k)}    {f.label}" for f, a, k in zip(facts, alone, kept, strict=True)]
     return "\n".join([*lines, "", "summary:", *textwrap.wrap(summary, width)])
 
 
