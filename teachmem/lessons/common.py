@@ -127,8 +127,7 @@ def unanswered(value: Any) -> bool:
 
 @contextmanager
 def after_prediction(prediction: Any) -> Iterator[Callable[[Figure], None]]:
-    """Run the block either way; show what it printed, and the figures it shows, only once ``prediction``
-    is written.
+    """Run the block either way; what it prints and shows appears only once ``prediction`` is written.
 
     A predict-then-run cell is stored with its placeholder, so its saved output must not give the answer
     away: until the prediction is written, the block still runs (a broken cell still fails) but its printed

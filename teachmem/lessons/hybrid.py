@@ -5,7 +5,9 @@ Taught in notebooks/06_hybrid_manager.ipynb.
 from __future__ import annotations
 
 import functools
+from collections.abc import Iterator
 from numbers import Real
+from typing import Any
 
 import ipywidgets
 
@@ -26,22 +28,15 @@ from teachmem.memory.hybrid import Candidate, HybridMemoryManager, PromptTrace
 _CASES = ((1, 650), (2, 700), (3, 650))
 
 
-def _checkpoints(said: list[tuple]) -> dict[int, str | None]:
-    """After how many messages context() is asked, and with which query."""
-    return {12: HYBRID_QUESTIONS[0], 17: None,
-            len(said) - 3: HYBRID_QUESTIONS[2], len(said): HYBRID_QUESTIONS[1]}
-
-
-def _library_packings(said: list[tuple], budget: int) -> list[PromptTrace]:
-    """The library's packing at each checkpoint: what context(query) sends, and its trace."""
-    manager = HybridMemoryManager(budget)
-    asked = _checkpoints(said)
-    packings = []
+def _asked(manager: Any, said: list[tuple]) -> Iterator[tuple[int, str | None]]:
+    """Tell ``manager`` what was said, message by message; at each checkpoint, the turn and the
+    query context() is asked with there."""
+    asked = {12: HYBRID_QUESTIONS[0], 17: None,
+             len(said) - 3: HYBRID_QUESTIONS[2], len(said): HYBRID_QUESTIONS[1]}
     for role, content, turn, when in said:
         manager.add(role, content, turn=turn, timestamp=when)
-        if turn in asked:   # the packing context() does, with its trace
-            packings.append(manager._pack(asked[turn], manager.system_prompt, None))
-    return packings
+        if turn in asked:
+            yield turn, asked[turn]
 
 
 def _shown(entry: tuple) -> str:
@@ -87,15 +82,14 @@ def check_hybrid_class(cls: type) -> str | None:
     semantic stores, but not the hybrid manager."""
     for seed, budget in _CASES:
         said = hybrid_conversation(seed)
-        asked = _checkpoints(said)
-        packings = _library_packings(said, budget)
+        library = HybridMemoryManager(budget)
+        packings = [library._pack(query, library.system_prompt, None)   # what context(query) sends, traced
+                    for _, query in _asked(library, said)]
         answers = []
         with own_code_except_parts(HybridMemoryManager):
             mine = cls(token_budget=budget)
-            for role, content, turn, when in said:
-                mine.add(role, content, turn=turn, timestamp=when)
-                if turn in asked:
-                    answers.append((turn, mine.context(asked[turn]), list(mine.trace)))
+            for turn, query in _asked(mine, said):
+                answers.append((turn, mine.context(query), list(mine.trace)))
         for (turn, sent, trace), packing in zip(answers, packings, strict=True):
             case = f"conversation {seed} (budget {budget}), turn {turn}"
             if not isinstance(sent, list) or not all(isinstance(m, dict) for m in sent):

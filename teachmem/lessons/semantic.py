@@ -68,6 +68,29 @@ def check_fact_key(fn: Callable) -> str | None:
     return None
 
 
+def plot_similarity_heatmaps(matrices: dict, labels: list[str]) -> Figure:
+    """One cosine-similarity heatmap per embedder, side by side (``matrices``: name -> n×n array), readable
+    on a projector: the value written in each cell, a colour-blind-safe map, a colour bar that says what it means
+    (a negative cosine, as unrelated as 0, is coloured as 0 and written as it is)."""
+    fig, axes = plt.subplots(1, len(matrices), figsize=(min(10.4, 3.1 * len(matrices) + 1.4), 4.6),
+                             layout="constrained", sharey=True)
+    plt.close(fig)
+    axes = np.atleast_1d(axes)
+    n = len(labels)
+    for ax, (name, sims) in zip(axes, matrices.items(), strict=True):
+        image = ax.imshow(np.clip(sims, 0, 1), vmin=0, vmax=1, cmap="cividis")
+        ax.set_title(name, fontsize=11)
+        ax.set_xticks(range(n), labels, rotation=45, ha="right", fontsize=9)
+        ax.set_yticks(range(n), labels, fontsize=9)
+        ax.set_xlabel("compared with")
+        for i, j in np.ndindex(n, n):
+            ax.text(j, i, f"{round(float(sims[i, j]), 1) + 0.0:.1f}", ha="center", va="center", fontsize=8,
+                    color="black" if sims[i, j] > 0.55 else "white")
+    axes[0].set_ylabel("fact or question")
+    fig.colorbar(image, ax=axes, shrink=0.85, label="cosine similarity\n(1 = alike, 0 = nothing in common)")
+    return fig
+
+
 # ---------------------------------------------------------------- your store
 def _library_answers(events: list[tuple], now: datetime) -> dict[str, list[dict]]:
     """The library's whole ranking for each question (no recall recorded), replies inheriting
@@ -207,25 +230,6 @@ def check_burial_prediction(burial_prediction: int) -> str | None:
             "its score by 0.95, so it takes log(rival / answer) / log(0.95) days to fall below the rival.")
 
 
-# ---------------------------------------------------------------- months later
-def plot_early_recall(reports: dict[str, FedReport]) -> Figure:
-    """Strict recall@k against k, one line per scoring: how many of the messages that answer the top k hold.
-    """
-    fig, ax = figure(8, 3.6)
-    for (name, report), colour, marker in zip(reports.items(), OKABE_ITO, "osd^", strict=False):
-        ks = list(report.ks)
-        ax.plot(ks, [report.recall(f"strict@{k}") or 0.0 for k in ks], color=colour, marker=marker, lw=2,
-                label=f'scoring="{name}"')
-    ax.set_xticks(list(next(iter(reports.values())).ks) if reports else [])
-    ax.set(title="Questions about the first sessions, asked months later", xlabel="k (memories retrieved)",
-           ylabel="share of the answering messages in the top k", ylim=(-0.03, 1.03))
-    ax.legend(title="store ranked by")
-    return fig
-
-
-# ---------------------------------------------------------------- plots
-
-
 def plot_burial(memories, question: str, now: datetime, days: int = 90, decay_rate: float = 0.95) -> Figure:
     """The answer's score against its age, beside the best other memory's score: decay alone sinks it."""
     ages, scores, rival = answer_by_age(memories, question, now, days, decay_rate)
@@ -243,24 +247,17 @@ def plot_burial(memories, question: str, now: datetime, days: int = 90, decay_ra
     return fig
 
 
-def plot_similarity_heatmaps(matrices: dict, labels: list[str]) -> Figure:
-    """One cosine-similarity heatmap per embedder, side by side (``matrices``: name -> n×n array), readable
-    on a projector: the value written in each cell, a colour-blind-safe map, a colour bar that says what it means
-    (a negative cosine, as unrelated as 0, is coloured as 0 and written as it is)."""
-    fig, axes = plt.subplots(1, len(matrices), figsize=(min(10.4, 3.1 * len(matrices) + 1.4), 4.6),
-                             layout="constrained", sharey=True)
-    plt.close(fig)
-    axes = np.atleast_1d(axes)
-    n = len(labels)
-    for ax, (name, sims) in zip(axes, matrices.items(), strict=True):
-        image = ax.imshow(np.clip(sims, 0, 1), vmin=0, vmax=1, cmap="cividis")
-        ax.set_title(name, fontsize=11)
-        ax.set_xticks(range(n), labels, rotation=45, ha="right", fontsize=9)
-        ax.set_yticks(range(n), labels, fontsize=9)
-        ax.set_xlabel("compared with")
-        for i, j in np.ndindex(n, n):
-            ax.text(j, i, f"{round(float(sims[i, j]), 1) + 0.0:.1f}", ha="center", va="center", fontsize=8,
-                    color="black" if sims[i, j] > 0.55 else "white")
-    axes[0].set_ylabel("fact or question")
-    fig.colorbar(image, ax=axes, shrink=0.85, label="cosine similarity\n(1 = alike, 0 = nothing in common)")
+# ---------------------------------------------------------------- months later
+def plot_early_recall(reports: dict[str, FedReport]) -> Figure:
+    """Strict recall@k against k, one line per scoring: how many of the messages that answer the
+    top k hold."""
+    fig, ax = figure(8, 3.6)
+    for (name, report), colour, marker in zip(reports.items(), OKABE_ITO, "osd^", strict=False):
+        ks = list(report.ks)
+        ax.plot(ks, [report.recall(f"strict@{k}") or 0.0 for k in ks], color=colour, marker=marker, lw=2,
+                label=f'scoring="{name}"')
+    ax.set_xticks(list(next(iter(reports.values())).ks) if reports else [])
+    ax.set(title="Questions about the first sessions, asked months later", xlabel="k (memories retrieved)",
+           ylabel="share of the answering messages in the top k", ylim=(-0.03, 1.03))
+    ax.legend(title="store ranked by")
     return fig
