@@ -59,6 +59,11 @@ class Fact:
         """Stated by ``turn`` and not yet replaced."""
         return self.stated_turn <= turn and (self.superseded_turn is None or turn < self.superseded_turn)
 
+    @property
+    def label(self) -> str:
+        """The fact as ``entity.attribute: value``."""
+        return f"{self.entity}.{self.attribute}: {self.value}"
+
 
 @dataclass(frozen=True)
 class Question:

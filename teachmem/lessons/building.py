@@ -22,12 +22,6 @@ from teachmem.memory.protocol import strategy_classes
 PACKAGE_ROOT = Path(memory_package.__file__).resolve().parent.parent
 
 
-def library_base(cls: type) -> type | None:
-    """The first class ``cls`` inherits from that teachmem defines, or None."""
-    inherited = cls.__mro__[1:]
-    return next((c for c in inherited if c.__module__.split(".")[0] == "teachmem"), None)
-
-
 @contextmanager
 def own_code() -> Iterator[None]:
     """Inside the block, making or using any teachmem strategy raises ``DoneByTeachmem``.
@@ -45,7 +39,7 @@ def run_class_check(title: str, body: Callable[[type], str | None], candidate: A
     """``run_check`` for a class the learner wrote: it must be a class of their own."""
     if not isinstance(candidate, type):
         return report(False, f"✗ {title}: expected a class, got {type(candidate).__name__}")
-    base = library_base(candidate)
+    base = next((c for c in candidate.__mro__[1:] if c.__module__.split(".")[0] == "teachmem"), None)
     if base is not None:
         return report(False, f"✗ {title}: your class inherits teachmem's {base.__name__}: "
                              "write the steps yourself.")
@@ -53,12 +47,8 @@ def run_class_check(title: str, body: Callable[[type], str | None], candidate: A
 
 
 def class_checker(title: str) -> Callable[[Callable[[Any], str | None]], Callable[[Any], CheckResult]]:
-    """Turn ``body(cls) -> None | str`` into a printing checker of the learner's class.
-
-    The body builds the library's strategy and the learner's class on the same conversation,
-    running the learner's code inside ``own_code()``, and returns the first difference as one
-    sentence, or None.
-    """
+    """``checker`` for a class the learner wrote: the body replays it beside the library's strategy,
+    the learner's code inside ``own_code()``, and returns the first difference, or None."""
     return checker(title, run_class_check)
 
 

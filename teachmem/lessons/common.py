@@ -1,17 +1,12 @@
 """What every lesson module shares: the checker machinery, the ``explore`` widget, the figure helper.
 
-A *checker* takes the learner's function, runs it on cases whose answers are
-known (stated in the checker, or given by the library's own implementation),
-and prints one clear line: ✓ passed, ✗ what differs for which input, or ○
-not implemented yet for an untouched stub (a stub raises
-``NotImplementedError``; the checker catches it, so the notebook still runs
-top to bottom). It also returns a ``CheckResult`` that is truthy only on a
-pass, so tests can prove it passes a right answer and fails a wrong one.
+A *checker* runs the learner's function on cases whose answers are known and prints one line:
+✓ passed, ✗ what differs for which input, or ○ not implemented yet for a stub that still raises
+``NotImplementedError`` (so the notebook runs top to bottom). It returns a ``CheckResult``, true
+only on a pass, so tests can prove it passes a right answer and fails a wrong one.
 
-A *view* is a plain function that returns text; ``explore`` puts controls above
-it and re-renders on every change. Tests call the view for every slider
-position; notebooks call it once more without a widget so the page reads on
-GitHub.
+A *view* is a plain function that returns text; ``explore`` puts controls above it. Tests call the
+view for every slider position; notebooks call it once more, so the page reads on GitHub.
 """
 from __future__ import annotations
 
@@ -22,6 +17,7 @@ import math
 import textwrap
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass
 from types import ModuleType
 from typing import Any
 
@@ -31,25 +27,21 @@ import matplotlib.pyplot as plt
 from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 
-from teachmem.lab.scenarios import Fact
-
 
 # A learner at 1280×720 with the file browser open sees about 105 characters of an output line;
 # JupyterLab breaks a longer one anywhere, mid-word. What the lessons print is wrapped to this width.
 OUTPUT_WIDTH = 100
 
 
+@dataclass
 class CheckResult:
     """True when the check passed. Shows nothing in a notebook: the line is already printed."""
 
-    def __init__(self, passed: bool, message: str):
-        self.passed, self.message = passed, message
+    passed: bool
+    message: str
 
     def __bool__(self) -> bool:
         return self.passed
-
-    def __repr__(self) -> str:
-        return f"CheckResult(passed={self.passed}, message={self.message!r})"
 
     def _ipython_display_(self) -> None:
         pass
@@ -90,9 +82,25 @@ def run_check(title: str, body: Callable[[Any], str | None], candidate: Any) -> 
                              "  which already does this job: write the steps yourself.")
     except Exception as err:  # a learner's bug: report it, do not crash the notebook
         return report(False, f"✗ {title}: your function raised {type(err).__name__}: {err}")
-    if problem:
-        return report(False, f"✗ {title}: {problem}")
-    return report(True, f"✓ {title}: passed")
+    return verdict(title, problem)
+
+
+def run_answer(title: str, body: Callable[[Any], str | None], value: Any) -> CheckResult:
+    """``run_check`` for a value written by hand: the placeholder is "not answered yet", and a bad
+    value's TypeError or ValueError is printed as what differs."""
+    if unanswered(value):
+        return report(False, f"○ {title}: not answered yet.\n"
+                             "  Write your answer in place of the placeholder, then run the cell again.")
+    try:
+        problem = body(value)
+    except (TypeError, ValueError) as err:
+        return report(False, f"✗ {title}: {err}")
+    return verdict(title, problem)
+
+
+def verdict(title: str, problem: str | None) -> CheckResult:
+    """✓ passed when there is no ``problem``, else ✗ and the problem."""
+    return report(not problem, f"✗ {title}: {problem}" if problem else f"✓ {title}: passed")
 
 
 Runner = Callable[[str, Callable[[Any], "str | None"], Any], CheckResult]
@@ -100,11 +108,9 @@ Runner = Callable[[str, Callable[[Any], "str | None"], Any], CheckResult]
 
 def checker(title: str, runner: Runner = run_check) -> Callable[[Callable[[Any], str | None]],
                                                                 Callable[[Any], CheckResult]]:
-    """Turn ``body(candidate) -> None | str`` into a printing checker.
-
-    The body returns None when every case agrees, else a sentence saying what
-    differs for which input. ``runner`` runs it and reports (``run_check``, or
-    ``building.run_class_check`` for a class the learner wrote).
+    """Turn ``body(candidate)``, None when every case agrees, else a sentence saying what differs for
+    which input, into a printing checker. ``runner`` runs it and reports: ``run_check`` for a
+    function, ``run_answer`` for a value, ``building.run_class_check`` for a class the learner wrote.
     """
     def wrap(body: Callable[[Any], str | None]) -> Callable[[Any], CheckResult]:
         @functools.wraps(body)
@@ -121,8 +127,7 @@ def unanswered(value: Any) -> bool:
 
 @contextmanager
 def after_prediction(prediction: Any) -> Iterator[Callable[[Figure], None]]:
-    """Run the block either way; show what it printed, and the figures it shows, only once ``prediction``
-    is written.
+    """Run the block either way; what it prints and shows appears only once ``prediction`` is written.
 
     A predict-then-run cell is stored with its placeholder, so its saved output must not give the answer
     away: until the prediction is written, the block still runs (a broken cell still fails) but its printed
@@ -148,23 +153,9 @@ def after_prediction(prediction: Any) -> Iterator[Callable[[Figure], None]]:
 
 
 def answer_checker(title: str) -> Callable[[Callable[[Any], str | None]], Callable[[Any], CheckResult]]:
-    """Like ``checker``, for an exercise answered with a value instead of a function: a prediction
-    written down before a cell reveals the answer, or a setting changed until the check passes.
-    ``body(value)`` returns None when right, else a sentence; a bad value's TypeError or ValueError
-    is printed as what differs; the placeholder (``...`` or None, or a tuple of them) prints "not answered yet"."""
-    def wrap(body: Callable[[Any], str | None]) -> Callable[[Any], CheckResult]:
-        @functools.wraps(body)
-        def run(value: Any) -> CheckResult:
-            if unanswered(value):
-                return report(False, f"○ {title}: not answered yet.\n"
-                                     "  Write your answer in place of the placeholder, then run the cell again.")
-            try:
-                problem = body(value)
-            except (TypeError, ValueError) as err:
-                return report(False, f"✗ {title}: {err}")
-            return report(not problem, f"✗ {title}: {problem}" if problem else f"✓ {title}: passed")
-        return run
-    return wrap
+    """``checker`` for an exercise answered with a value instead of a function: a prediction written
+    before a cell reveals the answer, or a setting changed until the check passes."""
+    return checker(title, run_answer)
 
 
 class DoneByTeachmem(Exception):
@@ -179,11 +170,9 @@ def _refuse(name: str) -> Callable[..., Any]:
 
 @contextmanager
 def forbidding(*targets: tuple[Any, str]) -> Iterator[None]:
-    """Inside the block, calling any ``(owner, attribute)`` of ``targets`` raises ``DoneByTeachmem``.
-
-    A checker works out its known answers first, then runs the learner's function inside
-    this block: an answer that only calls teachmem's own implementation fails, and says so.
-    """
+    """Inside the block, calling any ``(owner, attribute)`` of ``targets`` raises ``DoneByTeachmem``:
+    a checker works out its known answers first, then runs the learner's function in the block, so an
+    answer that only calls teachmem's own implementation fails, and says so."""
     saved = [(owner, name, vars(owner)[name]) for owner, name in targets]
     try:
         for owner, name, _ in saved:
@@ -235,11 +224,9 @@ class Explorer(ipywidgets.VBox):
 def explore(view: Callable[..., str], **controls: Any) -> Explorer:
     """Controls above, ``view(**values)`` printed below, re-rendered on every change.
 
-    ``controls`` maps each argument of ``view`` to a widget (a slider, a text
-    box) or to a fixed value (plain, or wrapped in ``ipywidgets.fixed``).
-    The text goes straight into the Output widget's state rather than through
-    ``print``, so the notebook's stored output is the same whether it was run
-    in JupyterLab, by nbclient or under nbval.
+    ``controls`` maps each argument of ``view`` to a widget or to a fixed value. The text goes
+    straight into the Output widget's state, not through ``print``, so the stored output is the
+    same whether the notebook ran in JupyterLab, by nbclient or under nbval.
     """
     live = {name: c for name, c in controls.items() if isinstance(c, ipywidgets.ValueWidget)}
     out = ipywidgets.Output()
@@ -286,11 +273,6 @@ def short(text: str, width: int = 60) -> str:
     return text if len(text) <= width else text[:width - 1] + "…"
 
 
-def fact_label(fact: Fact) -> str:
-    """A scenario fact as ``entity.attribute: value``."""
-    return f"{fact.entity}.{fact.attribute}: {fact.value}"
-
-
 # ---------------------------------------------------------------- figures
 def figure(width: float = 7, height: float = 3.6) -> tuple[Figure, Axes]:
     """A new figure and its axes, already closed: the notebook displays the returned figure itself."""
@@ -306,10 +288,9 @@ OKABE_ITO = ("#0072B2", "#E69F00", "#009E73", "#CC79A7", "#56B4E9", "#D55E00", "
 def prediction_problem(prediction: Any, actual: Any, why: str) -> str | None:
     """For an ``answer_checker`` of a prediction: None when ``prediction`` equals ``actual``, else a sentence.
 
-    A prediction is a plain value written by hand before a cell reveals the
-    answer (a set of names, a word, a whole number): code that computes it is
-    not one, and says so. ``why`` explains the answer; it is printed after a
-    right prediction too, since the reason is the point.
+    A prediction is a plain value written by hand (a set of names, a word, a whole number): code that
+    computes it is not one, and says so. ``why`` explains the answer; it is printed after a right
+    prediction too, since the reason is the point.
     """
     if callable(prediction) or type(prediction) is not type(actual):
         return _wrong_kind(prediction, type(actual))
@@ -319,8 +300,9 @@ def prediction_problem(prediction: Any, actual: Any, why: str) -> str | None:
     return None
 
 
-# What each kind of prediction looks like, in the words its message uses.
-PREDICTION_KINDS = {set: "a set of names in braces", str: "a word in quotes", int: "a whole number, without quotes"}
+# Each kind of prediction: what it looks like, and what it is called, in the words its message uses.
+PREDICTION_KINDS = {set: ("a set of names in braces", "set"), str: ("a word in quotes", "word"),
+                    int: ("a whole number, without quotes", "whole number")}
 
 
 def _wrong_kind(prediction: Any, kind: type) -> str:
@@ -333,14 +315,13 @@ Written as a set: {'buffer', 'summary'}"
     >>> _wrong_kind(lambda: 3, int)
     'the prediction is a whole number, without quotes, written by hand; you wrote a function, code that computes it'
     """
-    wanted = PREDICTION_KINDS.get(kind, f"a {kind.__name__}")
+    wanted, named = PREDICTION_KINDS.get(kind, (f"a {kind.__name__}", kind.__name__))
     if callable(prediction):
         return f"the prediction is {wanted}, written by hand; you wrote a function, code that computes it"
     written = type(prediction).__name__
     if isinstance(prediction, (str, int, float, list, tuple, frozenset, dict)) and len(repr(prediction)) <= 60:
         written += f", {_shown(prediction)}"
     rewritten = _as_kind(prediction, kind)
-    named = {set: "set", int: "whole number", str: "word"}.get(kind, kind.__name__)
     also = f". Written as a {named}: {_shown(rewritten)}" if rewritten is not None else ""
     article = "an" if written[0] in "aeiou" else "a"
     return f"the prediction is {wanted}, written by hand; you wrote {article} {written}{also}"
@@ -348,12 +329,11 @@ Written as a set: {'buffer', 'summary'}"
 
 def _as_kind(value: Any, kind: type) -> Any:
     """``value`` as a prediction of ``kind`` when it plainly means one ("buffer" is the set {"buffer"}), else None."""
-    if kind is set and value == {}:
-        return set()                                  # {} is an empty dict; the empty set is set()
     if kind is set and isinstance(value, str):
-        return {name.strip() for name in value.split(",") if name.strip()} or None
-    if kind is set and isinstance(value, (list, tuple, frozenset)) and all(isinstance(v, str) for v in value):
-        return set(value)
+        value = [name.strip() for name in value.split(",") if name.strip()] or None
+    if kind is set and (value == {} or isinstance(value, (list, tuple, frozenset))
+                        and all(isinstance(v, str) for v in value)):
+        return set(value)                             # {} is an empty dict; the empty set is set()
     if kind is int and isinstance(value, str) and value.strip().isdigit():
         return int(value)
     if kind is int and isinstance(value, float) and value.is_integer():

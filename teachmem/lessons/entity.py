@@ -4,7 +4,7 @@ Taught in notebooks/04_entity_memory.ipynb.
 """
 from __future__ import annotations
 
-import random
+from collections.abc import Callable, Iterator
 from typing import Any
 
 from matplotlib.figure import Figure
@@ -12,23 +12,16 @@ from matplotlib.patches import Patch
 
 from teachmem.core.validate import require_positive_int
 from teachmem.core.words import shared_words
+from teachmem.lab.lesson_examples import PREDICT_MESSAGES
+from teachmem.lab.replay import feed
 from teachmem.lab.scenarios import Scenario, fact_in_text, load_scenario
+from teachmem.lab.unseen_conversations import entity_conversations
 from teachmem.lessons.building import class_checker, own_code, show_source as show_source
-from teachmem.lessons.common import (OKABE_ITO, CheckResult, after_prediction as after_prediction,
-                                     answer_checker, explore as explore, fact_label, figure, hanging, mark, report,
-                                     short, wrapped as wrapped)
+from teachmem.lessons.common import (OKABE_ITO, after_prediction as after_prediction, answer_checker,
+                                     explore as explore, figure, hanging, mark, short,
+                                     wrapped as wrapped)
 from teachmem.llm import rule_triples
 from teachmem.memory.entity import EntityMemory
-
-# Exercise 4.1: messages the extractor has not met; which of them yield a fact that passes the 0.7 filter?
-PREDICT_MESSAGES = (
-    "Could we use Redis for sessions?",
-    "I'm a pharmacist at a hospital in Leeds.",
-    "I write Rust at my day job.",
-    "For styling let's use Bootstrap. I love its grid.",
-    "My guess is that nobody reads the docs.",
-    "Probably Vue, but I'm not sure yet.",
-)
 
 # Exercise 4.3: each question and the one fact it is about, in the memory that heard project_30.
 QUESTIONS = {"Which database should CI start?": ("Project", "database"),
@@ -38,44 +31,6 @@ QUESTIONS = {"Which database should CI start?": ("Project", "database"),
 
 
 # ---------------------------------------------------------------- Exercise 4.2: the learner's class
-# What the checker's conversations are made of: other people, other projects, never printed. Each
-# group says one attribute several ways, so values get replaced, repeated and brought back.
-CHECK_SAYINGS = (
-    ("My name is Dana.", "Call me Sam.", "My name is Priya."),
-    ("I live in Porto.", "I moved to Berlin last month.", "I live in Leeds."),
-    ("We will use Django for the backend.", "Let us switch to Flask instead."),
-    ("The database will be SQLite.", "Actually, let us use PostgreSQL instead.",
-     "We should use MongoDB."),
-    ("Our budget is about 50 dollars a month.", "The budget is now 80 dollars a month."),
-    ("The deadline is end of June.", "We need to launch by the end of May."),
-    ("Login will use OAuth 2.0.", "Authentication will use JWT tokens"),
-    ("For the frontend we will use Vue.", "Let us use Svelte for the frontend instead."),
-    ("I am vegetarian.", "I am vegan now."),
-    ("Let us use Tailwind for styling.", "Let us use Bootstrap for styling."),
-    ("I am allergic to shellfish.", "I like hiking.", "Tests will use pytest."),
-)
-# An assistant's suggestions name technologies too: they are no decision of the user's.
-CHECK_REPLIES = ("You could use Redis for caching.", "We should use MongoDB.",
-                 "Great question! Let us use Svelte for the frontend instead.",
-                 "Noted.", "ok sounds good")
-CHECK_LENGTHS = (12, 16, 20, 24)
-
-
-def unseen_conversations() -> list[list[tuple[str, str]]]:
-    """The checker's conversations, ``(role, content)`` pairs, seeded and never printed."""
-    conversations = []
-    for index, length in enumerate(CHECK_LENGTHS):
-        rng = random.Random(400 + index)
-        messages = []
-        for i in range(length):
-            if i % 2 == 0:
-                messages.append(("user", rng.choice(rng.choice(CHECK_SAYINGS))))
-            else:
-                messages.append(("assistant", rng.choice(CHECK_REPLIES)))
-        conversations.append(messages)
-    return conversations
-
-
 def _fact_lines(context: Any) -> list[str] | str:
     """The ``[Entity] ...`` lines of a ``context()`` answer, in order, or what is wrong with it."""
     if not isinstance(context, list) or not all(isinstance(m, dict) for m in context):
@@ -147,30 +102,28 @@ def changelog_difference(case: str, got: Any, want: list[dict]) -> str | None:
     return None
 
 
-def _library_answers(messages: list[tuple[str, str]]) -> list[tuple[list[dict], list[dict]]]:
-    memory = EntityMemory()
-    answers = []
+def _replayed(memory: Any, messages: list[tuple[str, str]],
+              changelog: Callable[[Any], Any]) -> Iterator[tuple[Any, Any]]:
+    """After each message, what ``memory`` sends and its ``changelog``."""
     for turn, (role, content) in enumerate(messages, 1):
         memory.add(role, content, turn=turn)
-        answers.append((memory.context(), memory.get_changelog()))
-    return answers
+        yield memory.context(), changelog(memory)
 
 
 @class_checker("entity memory")
 def check_entity_class(cls: type) -> str | None:
     """Exercise 4.2: the learner's entity memory, replayed beside ``EntityMemory`` on conversations
     they have not seen: the same facts in ``context()`` and the same ``changelog`` after every turn."""
-    conversations = unseen_conversations()
-    wanted = [_library_answers(messages) for messages in conversations]
-    with own_code():
-        for number, (messages, answers) in enumerate(zip(conversations, wanted, strict=True), 1):
-            memory = cls()
-            pairs = zip(messages, answers, strict=True)
-            for turn, ((role, content), (context, changelog)) in enumerate(pairs, 1):
-                memory.add(role, content, turn=turn)
+    for number, messages in enumerate(entity_conversations(), 1):
+        wanted = list(_replayed(EntityMemory(), messages, EntityMemory.get_changelog))
+        with own_code():
+            mine = _replayed(cls(), messages, lambda memory: getattr(memory, "changelog", None))
+            pairs = zip(mine, wanted, strict=True)
+            for turn, ((sent, changelog), (want, want_changelog)) in enumerate(pairs, 1):
+                role, content = messages[turn - 1]
                 case = f"conversation {number}, after turn {turn} ({role}: {short(content, 30)!r})"
-                problem = (facts_difference(case, memory.context(), context)
-                           or changelog_difference(case, getattr(memory, "changelog", None), changelog))
+                problem = (facts_difference(case, sent, want)
+                           or changelog_difference(case, changelog, want_changelog))
                 if problem:
                     return problem
     return None
@@ -178,10 +131,7 @@ def check_entity_class(cls: type) -> str | None:
 
 def entity_view(memory, turn: int, scenario: Scenario | None = None) -> str:
     """What an ``EntityMemory`` fed the whole conversation held true after ``turn``, the changes
-    logged so far and, given the ``scenario``, which of its true facts the memory knows.
-
-    Taught in notebooks/04_entity_memory.ipynb.
-    """
+    logged so far and, given the ``scenario``, which of its true facts the memory knows."""
     require_positive_int("turn", turn)
     lines = []
     if scenario is not None:
@@ -190,48 +140,31 @@ def entity_view(memory, turn: int, scenario: Scenario | None = None) -> str:
         said = scenario.turns[turn - 1]
         lines += [*hanging(f"turn {turn} · {said.role}: ", said.content), ""]
     known = memory.get_relevant(as_of=turn)
-    changes = [f"  turn {c['turn']}: {c['entity']}.{c['attribute']} {c['old']} → {c['new']}"
-               for c in memory.get_changelog(as_of=turn)]
+    changes = [f"  {_changed(c)}" for c in memory.get_changelog(as_of=turn)]
     lines += [f"facts true after turn {turn}:", known or "(none yet)", "",
               "changelog:", *(changes or ["  (no changes yet)"])]
     if scenario is not None:
         truth = [f for f in scenario.facts if f.is_current(turn)]
         found = [fact_in_text(f, known) for f in truth]
         lines += ["", f"the scenario's facts true at turn {turn}: {sum(found)} of {len(truth)} known"]
-        lines += [f"  {mark(k)} {fact_label(f)}" for f, k in zip(truth, found, strict=True)]
+        lines += [f"  {mark(k)} {f.label}" for f, k in zip(truth, found, strict=True)]
     return wrapped("\n".join(lines))
-
-
-def _confident_messages() -> set[int]:
-    return {i for i, m in enumerate(PREDICT_MESSAGES, 1) if rule_triples(m)}
-
-
-def _extraction_problem(prediction: Any) -> str | None:
-    if not isinstance(prediction, (set, frozenset, list, tuple)) or \
-            not all(isinstance(i, int) and 1 <= i <= len(PREDICT_MESSAGES) for i in prediction):
-        return (f"write your prediction as a set of message numbers from 1 to {len(PREDICT_MESSAGES)}, "
-                f"e.g. {{1, 2}}; got {prediction!r}")
-    want, got = _confident_messages(), set(prediction)
-    if got == want:
-        return None
-    missed, extra = sorted(want - got), sorted(got - want)
-    return ("; ".join(part for part in (f"messages {missed} do yield a confident fact" if missed else "",
-                                        f"messages {extra} yield none above 0.7" if extra else "") if part)
-            + ". Read the facts printed above for why.")
 
 
 @answer_checker("extraction prediction")
 def check_yields_a_fact(yields_a_fact: Any) -> str | None:
     """Exercise 4.1 (predict, then run): the numbers of the messages that yield a fact of confidence >= 0.7."""
-    return _extraction_problem(yields_a_fact)
-
-
-def question_memory() -> EntityMemory:
-    """The memory that heard the whole project_30 conversation."""
-    memory, scenario = EntityMemory(), load_scenario("project_30")
-    for t in scenario.turns:
-        memory.add(t.role, t.content, turn=t.turn, timestamp=scenario.timestamp(t.turn))
-    return memory
+    if not isinstance(yields_a_fact, (set, frozenset, list, tuple)) or \
+            not all(isinstance(i, int) and 1 <= i <= len(PREDICT_MESSAGES) for i in yields_a_fact):
+        return (f"write your prediction as a set of message numbers from 1 to {len(PREDICT_MESSAGES)}, "
+                f"e.g. {{1, 2}}; got {yields_a_fact!r}")
+    want = {i for i, message in enumerate(PREDICT_MESSAGES, 1) if rule_triples(message)}
+    missed, extra = sorted(want - set(yields_a_fact)), sorted(set(yields_a_fact) - want)
+    if not missed and not extra:
+        return None
+    return ("; ".join(part for part in (f"messages {missed} do yield a confident fact" if missed else "",
+                                        f"messages {extra} yield none above 0.7" if extra else "") if part)
+            + ". Read the facts printed above for why.")
 
 
 def _found(question: str, extra_words: dict, memory: EntityMemory) -> set[tuple[str, str]]:
@@ -240,15 +173,16 @@ def _found(question: str, extra_words: dict, memory: EntityMemory) -> set[tuple[
     return {(f.entity, f.attribute) for f in memory.facts() if shared_words(query, f"{f.entity} {f.attribute} {f.value}")}
 
 
-def check_extra_words(extra_words: Any) -> CheckResult:
+@answer_checker("query words")
+def check_extra_words(extra_words: Any) -> str | None:
     """Exercise 4.3 (modify and observe): words added to a query (``{"query word": ["added", ...]}``) so that
     every question finds its fact, without dragging in more unrelated facts than plain overlap does."""
     if not isinstance(extra_words, dict) or not all(isinstance(k, str) and isinstance(v, (list, tuple))
                                                     and all(isinstance(w, str) for w in v)
                                                     for k, v in extra_words.items()):
-        return report(False, "✗ query words: expected a dict from a query word to a list of words to add, "
-                             f"e.g. {{'log': ['session']}}; got {type(extra_words).__name__}")
-    memory, problems = question_memory(), []
+        raise TypeError("expected a dict from a query word to a list of words to add, "
+                        f"e.g. {{'log': ['session']}}; got {type(extra_words).__name__}")
+    memory, problems = feed(EntityMemory(), load_scenario("project_30")), []
     for question, key in QUESTIONS.items():
         plain, found = _found(question, {}, memory), _found(question, extra_words, memory)
         noise = sorted(f"{e}.{a}" for e, a in found - plain - {key})
@@ -256,18 +190,13 @@ def check_extra_words(extra_words: Any) -> CheckResult:
             problems.append(f"{question!r} still misses {key[0]}.{key[1]}")
         elif noise:
             problems.append(f"{question!r} now also drags in {', '.join(noise)}")
-    if problems:
-        return report(False, "✗ query words: " + "; ".join(problems))
-    return report(True, "✓ query words: every question finds its fact, and no new noise")
+    return "; ".join(problems) or None
 
 
 def plot_validity(memory, last_turn: int) -> Figure:
     """Each attribute of an ``EntityMemory`` as a row; each value as a bar from the turn it
     became true to the turn it was replaced (or ``last_turn``), coloured by whether it still holds.
-    A value's label sits on its bar, or beside it where the bar is too short to hold it.
-
-    Taught in notebooks/04_entity_memory.ipynb.
-    """
+    A value's label sits on its bar, or beside it where the bar is too short to hold it."""
     keys = list(dict.fromkeys((f.entity, f.attribute) for f in memory.values))
     fig, ax = figure(9, 0.34 * len(keys) + 1.4)
     colour = {True: OKABE_ITO[2], False: OKABE_ITO[5]}   # still true, replaced

@@ -5,16 +5,18 @@ Taught in notebooks/06_hybrid_manager.ipynb.
 from __future__ import annotations
 
 import functools
-import random
-from datetime import datetime, timedelta
+from collections.abc import Iterator
 from numbers import Real
+from typing import Any
 
 import ipywidgets
 
 from matplotlib.figure import Figure
 
+from teachmem.lab.lesson_examples import turn_29_at_tight_budget
 from teachmem.lab.replay import context_text, feed
 from teachmem.lab.scenarios import Scenario, fact_in_text, load_scenario
+from teachmem.lab.unseen_conversations import HYBRID_QUESTIONS, hybrid_conversation
 from teachmem.lessons.building import (class_checker, first_context_difference, own_code_except_parts,
                                        show_source as show_source)
 from teachmem.lessons.common import (OKABE_ITO, after_prediction as after_prediction, answer_checker,
@@ -22,65 +24,19 @@ from teachmem.lessons.common import (OKABE_ITO, after_prediction as after_predic
 from teachmem.memory.hybrid import Candidate, HybridMemoryManager, PromptTrace
 
 # ---------------------------------------------------------------- your hybrid manager
-# Unseen conversations for check_hybrid_class: decisions, some changed later, small talk, replies.
-# Made here, seeded, never printed.
-_DECISIONS = (("My name is Dana and I live in Lisbon.", "I moved to Porto last month."),
-              ("We use PostgreSQL for the database.", "Let's switch to MySQL instead."),
-              ("I prefer pytest for testing.", "I prefer unittest over pytest now."),
-              ("We will host it on Fly.io.", "Actually, let's use Render for hosting."),
-              ("The deadline is the end of June.", None),
-              ("I work at Helios as a data engineer.", None),
-              ("The backend will be Go with Gin.", None),
-              ("We decided to use Redis for caching.", None),
-              ("Logins should use magic links sent by email.", None),
-              ("Payments go through PayPal.", None),
-              ("Our budget is about 40 dollars a month.", None))
-_SMALL_TALK = ("haha sure", "Sounds good, thanks!", "Can you remind me what we said about caching?",
-               "The app is a recipe planner for my parents.", "ok, one more thing",
-               "My favourite colour is green.")
-_REPLIES = ("Noted.", "Great, I will keep that in mind for the rest of the project.",
-            "Understood. I will write that down with the other decisions we made so far.",
-            "That works well; it is a common choice for a small team with a tight budget.",
-            "Good question. Let me check what we said before and come back to it.")
-_QUESTIONS = ("Which database and which test framework do we use now?",
-              "Where do I live, and where is the app hosted?", "What is the deadline?")
 #: (seed, token budget) of each unseen conversation: tight budgets, so the caps and the window cut.
 _CASES = ((1, 650), (2, 700), (3, 650))
 
 
-def _unseen_conversation(seed: int) -> list[tuple[str, str, int, datetime]]:
-    """``(role, content, turn, when)`` for each message: every user message answered, first the
-    decisions and small talk in a shuffled order, then the changes of mind among more of them."""
-    rng = random.Random(seed)
-    decisions = rng.sample(_DECISIONS, 8)
-    first = [said for said, _ in decisions] + rng.sample(_SMALL_TALK, 3)
-    later = [change for _, change in decisions if change] + rng.sample(_SMALL_TALK, 2)
-    rng.shuffle(first)
-    rng.shuffle(later)
-    when = datetime(2026, 2, 2, 9)
-    said: list[tuple[str, str, int, datetime]] = []
-    for content in first + later:
-        for role, text in (("user", content), ("assistant", rng.choice(_REPLIES))):
-            when += timedelta(minutes=rng.randint(1, 90))
-            said.append((role, text, len(said) + 1, when))
-    return said
-
-
-def _checkpoints(said: list[tuple]) -> dict[int, str | None]:
-    """After how many messages context() is asked, and with which query."""
-    return {12: _QUESTIONS[0], 17: None, len(said) - 3: _QUESTIONS[2], len(said): _QUESTIONS[1]}
-
-
-def _library_packings(said: list[tuple], budget: int) -> list[PromptTrace]:
-    """The library's packing at each checkpoint: what context(query) sends, and its trace."""
-    manager = HybridMemoryManager(budget)
-    asked = _checkpoints(said)
-    packings = []
+def _asked(manager: Any, said: list[tuple]) -> Iterator[tuple[int, str | None]]:
+    """Tell ``manager`` what was said, message by message; at each checkpoint, the turn and the
+    query context() is asked with there."""
+    asked = {12: HYBRID_QUESTIONS[0], 17: None,
+             len(said) - 3: HYBRID_QUESTIONS[2], len(said): HYBRID_QUESTIONS[1]}
     for role, content, turn, when in said:
         manager.add(role, content, turn=turn, timestamp=when)
-        if turn in asked:   # the packing context() does, with its trace
-            packings.append(manager._pack(asked[turn], manager.system_prompt, None))
-    return packings
+        if turn in asked:
+            yield turn, asked[turn]
 
 
 def _shown(entry: tuple) -> str:
@@ -123,21 +79,17 @@ def check_hybrid_class(cls: type) -> str | None:
     """Section 2: the learner's manager, on three unseen conversations at tight budgets, sends the
     same messages as ``HybridMemoryManager.context`` at four points of each, and its trace records
     the same candidates, kept or dropped, each with a reason. It may use the window, entity and
-    semantic stores, but not the hybrid manager.
-
-    Taught in notebooks/06_hybrid_manager.ipynb.
-    """
+    semantic stores, but not the hybrid manager."""
     for seed, budget in _CASES:
-        said = _unseen_conversation(seed)
-        asked = _checkpoints(said)
-        packings = _library_packings(said, budget)
+        said = hybrid_conversation(seed)
+        library = HybridMemoryManager(budget)
+        packings = [library._pack(query, library.system_prompt, None)   # what context(query) sends, traced
+                    for _, query in _asked(library, said)]
         answers = []
         with own_code_except_parts(HybridMemoryManager):
             mine = cls(token_budget=budget)
-            for role, content, turn, when in said:
-                mine.add(role, content, turn=turn, timestamp=when)
-                if turn in asked:
-                    answers.append((turn, mine.context(asked[turn]), list(mine.trace)))
+            for turn, query in _asked(mine, said):
+                answers.append((turn, mine.context(query), list(mine.trace)))
         for (turn, sent, trace), packing in zip(answers, packings, strict=True):
             case = f"conversation {seed} (budget {budget}), turn {turn}"
             if not isinstance(sent, list) or not all(isinstance(m, dict) for m in sent):
@@ -153,23 +105,14 @@ def check_hybrid_class(cls: type) -> str | None:
     return None
 
 
-#: The budget of notebook 06's caps demo and exercises: there the fact cap leaves the MySQL fact out.
-TIGHT_BUDGET = 700
 VIEW_WIDTH = 92          # budget_view's lines: what a projected cell shows without wrapping
-
-
-def _turn_29(fact_share: float) -> tuple[HybridMemoryManager, PromptTrace]:
-    """A manager at ``TIGHT_BUDGET`` that has heard turns 1–28 of project_30, and its trace for turn 29."""
-    scenario = load_scenario("project_30")
-    manager = feed(HybridMemoryManager(TIGHT_BUDGET, fact_share=fact_share), scenario, 28)
-    return manager, manager.explain_prompt(scenario.turns[28].content)
 
 
 @functools.lru_cache(maxsize=1)
 def _default_turn_29() -> tuple[frozenset[int], frozenset[int]]:
     """At the default shares: the turns the window keeps (newest first, stopping at the first misfit)
     and the turns a window that skips each misfit and tries older messages would keep."""
-    manager, trace = _turn_29(HybridMemoryManager().fact_share)
+    manager, trace = turn_29_at_tight_budget(HybridMemoryManager().fact_share)
     in_window, split = set(manager.window.window_turns()), trace.split()
     left, skipping = split["message"] + split["unused"], set[int]()
     for c in trace.candidates:                       # the window's messages come newest first
@@ -179,18 +122,15 @@ def _default_turn_29() -> tuple[frozenset[int], frozenset[int]]:
     return frozenset(c.turn for c in trace.kept("message") if c.turn is not None), frozenset(skipping)
 
 
-def _turns(name: str, value: object) -> set[int]:
-    if not isinstance(value, (set, frozenset, list, tuple)) or not all(
-            isinstance(t, int) and not isinstance(t, bool) for t in value):
-        raise TypeError(f"{name} must be a set of turn numbers such as {{27, 28}}, got {value!r}")
-    return set(value)
-
-
 @answer_checker("predicted_turns")
 def check_predicted_turns(predicted_turns: object) -> str | None:
     """Exercise 6.1: which turns would the window keep at a budget of 700 if it skipped a message
     that does not fit and went on trying older ones? The answer is worked out from the manager's trace."""
-    got = _turns("predicted_turns", predicted_turns)
+    if not isinstance(predicted_turns, (set, frozenset, list, tuple)) or not all(
+            isinstance(t, int) and not isinstance(t, bool) for t in predicted_turns):
+        raise TypeError(f"predicted_turns must be a set of turn numbers such as {{27, 28}}, "
+                        f"got {predicted_turns!r}")
+    got = set(predicted_turns)
     stop, skip = _default_turn_29()
     if got == skip:
         return None
@@ -207,7 +147,7 @@ def check_fact_share(fact_share: object) -> str | None:
     if isinstance(fact_share, bool) or not isinstance(fact_share, Real):
         raise TypeError(f"fact_share must be a number between 0 and 0.85, got {fact_share!r}")
     scenario = load_scenario("project_30")
-    _, trace = _turn_29(float(fact_share))
+    _, trace = turn_29_at_tight_budget(float(fact_share))
     text = context_text(trace.messages)
     missing = [scenario.fact(i).value for i in scenario.questions[0].needs
                if not fact_in_text(scenario.fact(i), text)]
@@ -222,14 +162,6 @@ def check_fact_share(fact_share: object) -> str | None:
     return None
 
 
-def _require_user_turn(scenario: Scenario, turn: int) -> None:
-    if isinstance(turn, bool) or not isinstance(turn, int) or not 1 <= turn <= len(scenario):
-        raise ValueError(f"turn must be an int between 1 and {len(scenario)}, got {turn!r}")
-    if scenario.turns[turn - 1].role != "user":
-        raise ValueError(f"turn must be a turn where the user speaks, got turn {turn} "
-                         f"({scenario.turns[turn - 1].role})")
-
-
 def _why(c: Candidate, trace: PromptTrace, left: int) -> str:
     """A candidate's reason, short enough for a 1280×720 screen: "fits cap 24", "over cap 24", "full: 29 left"."""
     if c.source != "message":
@@ -241,12 +173,13 @@ def budget_view(scenario: Scenario, token_budget: int, turn: int | None = None, 
     """The hybrid manager's prompt for the user's message on ``turn`` (the scenario's question by
     default) under ``token_budget``: where the tokens go, and what was kept or dropped, and why.
     A line per candidate, its text (never cut) in a column 50 characters wide on the first line, then why;
-    no line is longer than ``VIEW_WIDTH``.
-
-    Taught in notebooks/06_hybrid_manager.ipynb.
-    """
+    no line is longer than ``VIEW_WIDTH``."""
     turn = scenario.questions[0].turn if turn is None else turn
-    _require_user_turn(scenario, turn)
+    if isinstance(turn, bool) or not isinstance(turn, int) or not 1 <= turn <= len(scenario):
+        raise ValueError(f"turn must be an int between 1 and {len(scenario)}, got {turn!r}")
+    if scenario.turns[turn - 1].role != "user":
+        raise ValueError(f"turn must be a turn where the user speaks, got turn {turn} "
+                         f"({scenario.turns[turn - 1].role})")
     manager = feed(HybridMemoryManager(token_budget, reserve_tokens=reserve_tokens), scenario, turn - 1)
     trace = manager.explain_prompt(scenario.turns[turn - 1].content)
     split = trace.split()
@@ -269,10 +202,7 @@ def budget_view(scenario: Scenario, token_budget: int, turn: int | None = None, 
 
 def budget_explorer(scenario: Scenario, token_budget: int = 1000) -> ipywidgets.VBox:
     """``budget_view`` under a budget slider (600 to 3,500); the view scrolls below the slider, so the slider
-    stays on a 1280×720 screen.
-
-    Taught in notebooks/06_hybrid_manager.ipynb.
-    """
+    stays on a 1280×720 screen."""
     box = explore(budget_view, scenario=ipywidgets.fixed(scenario),
                   token_budget=ipywidgets.IntSlider(value=token_budget, min=600, max=3500, step=100,
                                                     description="budget"))
@@ -280,23 +210,21 @@ def budget_explorer(scenario: Scenario, token_budget: int = 1000) -> ipywidgets.
     return box
 
 
-# Okabe–Ito colours and two greys: told apart with every common kind of colour blindness.
-_SPLIT_COLOURS = {"fixed": "0.35", "fact": OKABE_ITO[2], "memory": OKABE_ITO[3], "message": OKABE_ITO[0],
-                  "unused": "0.88", "reply": OKABE_ITO[1]}
-_SPLIT_LABELS = {"fixed": "system prompt + question", "fact": "entity facts", "memory": "long-term memories",
-                 "message": "conversation window", "unused": "unused", "reply": "reserved for the reply"}
+# Each part of the budget: its colour (Okabe–Ito, or a grey) and its name in the legend.
+_SPLIT = {"fixed": ("0.35", "system prompt + question"), "fact": (OKABE_ITO[2], "entity facts"),
+          "memory": (OKABE_ITO[3], "long-term memories"), "message": (OKABE_ITO[0], "conversation window"),
+          "unused": ("0.88", "unused"), "reply": (OKABE_ITO[1], "reserved for the reply")}
 
 
 def plot_budget_split(traces: list, labels: list[str], title: str = "Where the token budget goes") -> Figure:
     """One stacked bar per packed prompt (``PromptTrace``): fixed parts, facts, memories, window, unused, reply.
-
-    Taught in notebooks/06_hybrid_manager.ipynb.
     """
     fig, ax = figure(8, 0.45 * len(traces) + 1.6)
     for i, trace in enumerate(traces):
         left = 0
         for part, tokens in trace.split().items():
-            ax.barh(i, tokens, left=left, color=_SPLIT_COLOURS[part], label=_SPLIT_LABELS[part] if i == 0 else None)
+            colour, name = _SPLIT[part]
+            ax.barh(i, tokens, left=left, color=colour, label=name if i == 0 else None)
             left += tokens
     ax.set_yticks(range(len(traces)), labels)
     ax.invert_yaxis()

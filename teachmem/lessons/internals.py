@@ -18,10 +18,7 @@ from teachmem.memory.buffer import ConversationBuffer
 @answer_checker("prediction")
 def check_prediction(prediction: object) -> str | None:
     """Exercise 9.4: how many messages does Noor's memory hold after two servers load, add and save at once?
-
-    ``prediction`` is a whole number written before the cell ran; the checker
-    plays the same interleaving on a scratch database.
-    """
+    The checker plays the same interleaving on a scratch database."""
     with tempfile.TemporaryDirectory() as folder, MemoryDB(Path(folder) / "chat.db") as db:
         db.save(ConversationBuffer(), user_id="noor", name="chat")
         memory_a, memory_b = db.load(user_id="noor", name="chat"), db.load(user_id="noor", name="chat")
@@ -96,10 +93,7 @@ def _erasing_problem(store_class: Callable, folder: Path) -> str | None:
 @checker("NotesStore")
 def check_notes_store(store_class: Callable) -> str | None:
     """Exercise 9.5: after ``delete_user``, no byte of the database or its log holds the deleted address.
-
-    ``store_class(path)`` opens the notebook's inline store (``.conn``, a
-    ``sqlite3`` connection with a ``notes(user_id, text)`` table;
-    ``.delete_user(user_id)``).
-    """
+    ``store_class(path)`` opens the notebook's inline store (``.conn``, a ``sqlite3`` connection with
+    a ``notes(user_id, text)`` table; ``.delete_user(user_id)``)."""
     with tempfile.TemporaryDirectory() as folder:
         return _erasing_problem(store_class, Path(folder))

@@ -5,21 +5,18 @@ Taught in notebooks/05_semantic_memory.ipynb.
 from __future__ import annotations
 
 from collections.abc import Callable
-from functools import partial
-from datetime import datetime, timedelta
-
-import random
-import textwrap
+from datetime import datetime
 
 import matplotlib.pyplot as plt
 import numpy as np
 from matplotlib.figure import Figure
 
-from teachmem.lab.evaluation.locomo import LocomoConversation
-from teachmem.lab.evaluation.recall_over_time import FedReport, by_evidence_session, fed_recall
+from teachmem.lab.evaluation.recall_over_time import FedReport
+from teachmem.lab.lesson_examples import WIFI_MEMORIES, WIFI_NOW, WIFI_QUESTION, store_with_ages
+from teachmem.lab.unseen_conversations import SEMANTIC_FACTS, SEMANTIC_QUESTIONS, semantic_conversation
 from teachmem.lessons.building import class_checker, own_code, show_source as show_source
 from teachmem.lessons.common import (OKABE_ITO, after_prediction as after_prediction, answer_checker,
-                                     checker, OUTPUT_WIDTH, figure, short)
+                                     checker, OUTPUT_WIDTH, figure, hanging, short)
 from teachmem.memory.semantic import SemanticMemoryStore
 
 # word -> its folded form under the rule taught: plurals only (short words stay; -ies -> -y; -sses -> -ss;
@@ -71,50 +68,30 @@ def check_fact_key(fn: Callable) -> str | None:
     return None
 
 
+def plot_similarity_heatmaps(matrices: dict, labels: list[str]) -> Figure:
+    """One cosine-similarity heatmap per embedder, side by side (``matrices``: name -> n×n array), readable
+    on a projector: the value written in each cell, a colour-blind-safe map, a colour bar that says what it means
+    (a negative cosine, as unrelated as 0, is coloured as 0 and written as it is)."""
+    fig, axes = plt.subplots(1, len(matrices), figsize=(min(10.4, 3.1 * len(matrices) + 1.4), 4.6),
+                             layout="constrained", sharey=True)
+    plt.close(fig)
+    axes = np.atleast_1d(axes)
+    n = len(labels)
+    for ax, (name, sims) in zip(axes, matrices.items(), strict=True):
+        image = ax.imshow(np.clip(sims, 0, 1), vmin=0, vmax=1, cmap="cividis")
+        ax.set_title(name, fontsize=11)
+        ax.set_xticks(range(n), labels, rotation=45, ha="right", fontsize=9)
+        ax.set_yticks(range(n), labels, fontsize=9)
+        ax.set_xlabel("compared with")
+        for i, j in np.ndindex(n, n):
+            ax.text(j, i, f"{round(float(sims[i, j]), 1) + 0.0:.1f}", ha="center", va="center", fontsize=8,
+                    color="black" if sims[i, j] > 0.55 else "white")
+    axes[0].set_ylabel("fact or question")
+    fig.colorbar(image, ax=axes, shrink=0.85, label="cosine similarity\n(1 = alike, 0 = nothing in common)")
+    return fig
+
+
 # ---------------------------------------------------------------- your store
-# Unseen conversations for check_semantic_class: messages and facts, each with an importance and a
-# time, then questions. Made here, seeded, never printed.
-_MESSAGES = (("user", "We settled on PostgreSQL 16 for the bookings database."),
-             ("assistant", "Noted: PostgreSQL 16, with one table per studio."),
-             ("user", "The launch party is booked for the second Friday of May."),
-             ("user", "My daughter starts swimming lessons on Tuesdays."),
-             ("assistant", "Swimming on Tuesdays: I will keep that evening free."),
-             ("user", "Remind me to renew the car insurance before the end of June."),
-             ("user", "The tests run with pytest and a coverage report on every push."),
-             ("assistant", "Pytest with coverage on every push, understood."),
-             ("user", "I am allergic to peanuts, so no satay at the team dinner."),
-             ("user", "The office wifi password changed to harbour-lights."),
-             ("assistant", "The meeting room projector needs an HDMI adapter."),
-             ("user", "Our budget for the kitchen is 12000 euros."),
-             ("user", "We moved the standup to 9:30 because of school runs."),
-             ("assistant", "Standup at 9:30 from Monday on."))
-_FACTS = (("favorite color is blue", "favorite color is green"), ("lives in lisbon", "lives in porto"),
-          ("works at helios", "works at acme"), ("prefers window seats", "prefers aisle seats"),
-          ("budget is 2000 dollars", "budget is 2500 dollars"))
-_QUESTIONS = ("Which database did we pick?", "What is my favorite color?", "Where do I live?",
-              "When is the launch party?", "How do the tests run?", "Which seat do I prefer?",
-              "What is the wifi password?", "Where do I work?", "What is the budget?",
-              "What should the team dinner avoid?", "When is the standup?")
-
-
-def _unseen_conversation(seed: int) -> tuple[list[tuple], datetime]:
-    """``(role, content, importance, when, is_fact)`` for each memory, oldest first, and when the
-    questions are asked: older values of some facts first, newer values of a few later."""
-    rng = random.Random(seed)
-    messages = rng.sample(_MESSAGES, len(_MESSAGES))
-    facts = rng.sample(_FACTS, 4)
-    first = [(role, said, False) for role, said in messages[:9]] + [("user", old, True) for old, _ in facts]
-    later = [(role, said, False) for role, said in messages[9:]] + [("user", new, True) for _, new in facts[:3]]
-    rng.shuffle(first)
-    rng.shuffle(later)
-    when = datetime(2026, 1, 5, 9)
-    events = []
-    for role, said, is_fact in first + later:
-        when += timedelta(days=rng.randint(0, 12), minutes=rng.randint(1, 50))
-        events.append((role, said, rng.choice((0.2, 0.4, 0.5, 0.7, 0.9)), when, is_fact))
-    return events, when + timedelta(days=rng.randint(0, 40))
-
-
 def _library_answers(events: list[tuple], now: datetime) -> dict[str, list[dict]]:
     """The library's whole ranking for each question (no recall recorded), replies inheriting
     nothing: each hit with its score and the score's parts."""
@@ -124,7 +101,7 @@ def _library_answers(events: list[tuple], now: datetime) -> dict[str, list[dict]
             store.store(said, "fact", importance, when)
         else:
             store.store(f"{role}: {said}", "message", importance, when)
-    return {q: store.explain(q, len(store), now) for q in _QUESTIONS}
+    return {q: store.explain(q, len(store), now) for q in SEMANTIC_QUESTIONS}
 
 
 def _parts(hit: dict | None) -> str:
@@ -161,14 +138,11 @@ def _retrieval_difference(case: str, question: str, got, ranking: list[dict],
 def check_semantic_class(cls: type) -> str | None:
     """Section 3: the learner's store, on three unseen conversations, returns the same top three
     memories as ``SemanticMemoryStore`` (its default score, replies inheriting nothing) for every
-    question, in the same order; a fact's new value replaces the old one.
-
-    Taught in notebooks/05_semantic_memory.ipynb.
-    """
+    question, in the same order; a fact's new value replaces the old one."""
     for seed in (1, 2, 3):
-        events, now = _unseen_conversation(seed)
+        events, now = semantic_conversation(seed)
         rankings = _library_answers(events, now)
-        replaced = {old: new for old, new in _FACTS if any(said == new for _, said, *_ in events)}
+        replaced = {old: new for old, new in SEMANTIC_FACTS if any(said == new for _, said, *_ in events)}
         case = f"unseen conversation {seed} ({len(events)} memories)"
         with own_code():
             mine = cls()
@@ -179,7 +153,7 @@ def check_semantic_class(cls: type) -> str | None:
                 problem = _retrieval_difference(case, question, got, ranking, replaced)
                 if problem:
                     return problem
-            sent = mine.context(_QUESTIONS[0])
+            sent = mine.context(SEMANTIC_QUESTIONS[0])
         if not isinstance(sent, list) or not sent or not all(isinstance(m, dict) for m in sent):
             return f"{case}: context(question) should return a list of messages (dicts), got {short(repr(sent), 40)}"
     return None
@@ -189,86 +163,44 @@ def check_semantic_class(cls: type) -> str | None:
 _NOT_COLUMNS = ("row", "rank", "text", "memory_type", "match", "score")
 
 
-def score_table(hits: list[dict], send_from: float | None = None, width: int | None = 44,
-                parts: tuple[str, ...] | None = None) -> str:
-    """``SemanticMemoryStore.explain`` hits as a table, one column per part of the score (a hit's ``rank``,
-    if it has one, replaces its place in the list); with ``send_from``, memories scoring below it are
-    marked "(not sent)". ``width=None`` wraps each memory's text instead of cutting it and shows scores to three
-    significant digits. ``parts`` names the parts of the score to show (all by default).
-
-    Taught in notebooks/05_semantic_memory.ipynb.
+def score_table(hits: list[dict], parts: tuple[str, ...] | None = None) -> str:
+    """``SemanticMemoryStore.explain`` hits as a table, one column per part of the score (``parts``
+    names those to show, all by default), numbers to three significant digits, each memory's text
+    wrapped, never cut. A hit's ``rank``, if it has one, replaces its place in the list.
     """
     if not hits:
         return "(no memories)"
-    gap = "" if width is not None else " "         # room for a score such as 5.48e-07
-    digits = ".3f" if width is not None else ".3g"  # three decimals, or three significant digits
     shown = [c for c in hits[0] if c not in _NOT_COLUMNS and (parts is None or c in parts)]
     # a column is as wide as its name or its widest number (-0.00512), at least 7, and one space apart
-    columns = {c: max(len(c), 7, *(len(f"{h[c]:{digits}}") for h in hits if not isinstance(h[c], int))) + 1
+    columns = {c: max(len(c), 7, *(len(f"{h[c]:.3g}") for h in hits if not isinstance(h[c], int))) + 1
                for c in shown}
-    lines = [f" #{gap}{'score':>8}" + "".join(f"{c:>{w}}" for c, w in columns.items()) + "  memory"]
+    lines = [f" # {'score':>8}" + "".join(f"{c:>{w}}" for c, w in columns.items()) + "  memory"]
     for i, h in enumerate(hits, start=1):
-        note = "(not sent) " if send_from is not None and h["score"] < send_from else ""
-        score = f"{h['score']:>8.4f}" if width is not None else f"{h['score']:>8.3g}"
-        row = (f"{h.get('rank', i):>2}{gap}{score}"
-               + "".join(f"{h[c]:>{w}}" if isinstance(h[c], int) else f"{h[c]:>{w}{digits}}"
+        row = (f"{h.get('rank', i):>2} {h['score']:>8.3g}"
+               + "".join(f"{h[c]:>{w}}" if isinstance(h[c], int) else f"{h[c]:>{w}.3g}"
                          for c, w in columns.items()) + "  ")
-        if width is not None:
-            lines.append(row + note + short(h["text"], width))
-            continue
-        said = textwrap.wrap(note + " ".join(h["text"].split()), max(OUTPUT_WIDTH + 4 - len(row), 30))
-        lines += [row + said[0], *(" " * len(row) + more for more in said[1:])]
+        lines += hanging(row, h["text"], OUTPUT_WIDTH + 4)
     return "\n".join(lines)
 
 
-def by_turn(store: SemanticMemoryStore, hits: list[dict]) -> list[dict]:
-    """``hits`` with each memory's turn first and without the two parts of its relevance (lexical, cosine)."""
-    return [{"turn": store.metadata[h["row"]].get("turn", 0),
-             **{k: v for k, v in h.items() if k not in ("lexical", "cosine")}} for h in hits]
-
-
 def answer_rank(store: SemanticMemoryStore, question: str, turn: int, top_k: int = 3) -> str:
-    """The ``top_k`` memories for ``question``, and the memory of ``turn`` with its rank if it is lower.
-
-    Taught in notebooks/05_semantic_memory.ipynb.
-    """
-    ranked = [{"rank": i, **h} for i, h in enumerate(by_turn(store, store.explain(question, len(store))), 1)]
+    """The ``top_k`` memories for ``question``, and the memory of ``turn`` with its rank if it is lower:
+    each with its turn, and without the two parts of its relevance (lexical, cosine)."""
+    ranked = [{"rank": rank, "turn": store.metadata[h["row"]].get("turn", 0),
+               **{k: v for k, v in h.items() if k not in ("lexical", "cosine")}}
+              for rank, h in enumerate(store.explain(question, len(store)), 1)]
     answer = next((h for h in ranked if h["turn"] == turn), None)
     if answer is None:
         raise ValueError(f"turn must be the turn of a live memory of the store; none has turn {turn!r}")
     return (f"turn {turn} ranks {answer['rank']} of {len(ranked)}\n"
-            + score_table(ranked[:top_k] + ([answer] if answer["rank"] > top_k else []), width=None))
+            + score_table(ranked[:top_k] + ([answer] if answer["rank"] > top_k else [])))
 
 
 # ---------------------------------------------------------------- decay, on its own
-# Section 4's example: (text, importance, days old), the question, and when it is asked.
-WIFI_MEMORIES = (("The wifi password is taped to the fridge door", 0.9, 60),
-                 ("The wifi in the meeting room keeps dropping", 0.4, 3),
-                 ("The router was moved to the hallway", 0.5, 20),
-                 ("Booked the flights to Porto", 0.5, 1))
-WIFI_QUESTION, WIFI_NOW = "What is the wifi password?", datetime(2026, 3, 1)
-
-
-def store_with_ages(memories, now: datetime, **options) -> SemanticMemoryStore:
-    """A store holding ``memories`` (``(text, importance, days old)``), each stored that many days before
-    ``now``, independent of each other, ranked by the product score (``reply_weight=0``,
-    ``scoring="product"`` unless ``options`` say otherwise).
-
-    Taught in notebooks/05_semantic_memory.ipynb.
-    """
-    store = SemanticMemoryStore(**{"reply_weight": 0.0, "scoring": "product", **options})
-    for text, importance, days_old in memories:
-        store.store(text, importance=importance, timestamp=now - timedelta(days=days_old))
-    return store
-
-
 def answer_by_age(memories, question: str, now: datetime, days: int = 90,
                   decay_rate: float = 0.95) -> tuple[np.ndarray, np.ndarray, float]:
     """The first memory's score for ``question`` if it were 0, 1, …, ``days`` days old, the others kept
-    at their ages; and the best score among the others (what it must beat to come first).
-
-    Taught in notebooks/05_semantic_memory.ipynb.
-    """
+    at their ages; and the best score among the others (what it must beat to come first)."""
     (text, importance, _), *others = memories
     ages, scores = np.arange(days + 1), []
     for age in ages:
@@ -278,10 +210,7 @@ def answer_by_age(memories, question: str, now: datetime, days: int = 90,
 
 
 def burial_day(memories, question: str, now: datetime, decay_rate: float = 0.95, days: int = 365) -> int | None:
-    """The first age (whole days) at which the first memory no longer ranks first, or None within ``days``.
-
-    Taught in notebooks/05_semantic_memory.ipynb.
-    """
+    """The first age (whole days) at which the first memory no longer ranks first, or None within ``days``."""
     ages, scores, rival = answer_by_age(memories, question, now, days, decay_rate)
     buried = np.flatnonzero(scores < rival)
     return int(ages[buried[0]]) if buried.size else None
@@ -301,47 +230,8 @@ def check_burial_prediction(burial_prediction: int) -> str | None:
             "its score by 0.95, so it takes log(rival / answer) / log(0.95) days to fall below the rival.")
 
 
-# ---------------------------------------------------------------- months later
-def early_recall(conversations: list[LocomoConversation], scorings: tuple[str, ...] = ("product", "half_life"),
-                 ks: tuple[int, ...] = (1, 3, 5, 10, 20)) -> dict[str, FedReport]:
-    """For each scoring, ``fed_recall`` of ``conversations``: each turn added on its session's real date, the
-    questions about the first four sessions (``by_evidence_session``) asked after the last one.
-
-    Taught in notebooks/05_semantic_memory.ipynb.
-    """
-    early = by_evidence_session(conversations, 1, 4)
-    return {s: fed_recall(early, partial(_store_on, scoring=s), ks, (1000,)) for s in scorings}
-
-
-def _store_on(clock, scoring: str) -> SemanticMemoryStore:
-    return SemanticMemoryStore(clock=clock, scoring=scoring)
-
-
-def plot_early_recall(reports: dict[str, FedReport]) -> Figure:
-    """Strict recall@k against k, one line per scoring: how many of the messages that answer the top k hold.
-
-    Taught in notebooks/05_semantic_memory.ipynb.
-    """
-    fig, ax = figure(8, 3.6)
-    for (name, report), colour, marker in zip(reports.items(), OKABE_ITO, "osd^", strict=False):
-        ks = list(report.ks)
-        ax.plot(ks, [report.recall(f"strict@{k}") or 0.0 for k in ks], color=colour, marker=marker, lw=2,
-                label=f'scoring="{name}"')
-    ax.set_xticks(list(next(iter(reports.values())).ks) if reports else [])
-    ax.set(title="Questions about the first sessions, asked months later", xlabel="k (memories retrieved)",
-           ylabel="share of the answering messages in the top k", ylim=(-0.03, 1.03))
-    ax.legend(title="store ranked by")
-    return fig
-
-
-# ---------------------------------------------------------------- plots
-
-
 def plot_burial(memories, question: str, now: datetime, days: int = 90, decay_rate: float = 0.95) -> Figure:
-    """The answer's score against its age, beside the best other memory's score: decay alone sinks it.
-
-    Taught in notebooks/05_semantic_memory.ipynb.
-    """
+    """The answer's score against its age, beside the best other memory's score: decay alone sinks it."""
     ages, scores, rival = answer_by_age(memories, question, now, days, decay_rate)
     fig, ax = figure(8, 3.6)
     ax.plot(ages, scores, color=OKABE_ITO[0], lw=2, label=f"the answer: {short(memories[0][0], 50)}")
@@ -357,28 +247,17 @@ def plot_burial(memories, question: str, now: datetime, days: int = 90, decay_ra
     return fig
 
 
-def plot_similarity_heatmaps(matrices: dict, labels: list[str]) -> Figure:
-    """One cosine-similarity heatmap per embedder, side by side (``matrices``: name -> n×n array), readable
-    on a projector: the value written in each cell, a colour-blind-safe map, a colour bar that says what it means
-    (a negative cosine, as unrelated as 0, is coloured as 0 and written as it is).
-
-    Taught in notebooks/05_semantic_memory.ipynb.
-    """
-    fig, axes = plt.subplots(1, len(matrices), figsize=(min(10.4, 3.1 * len(matrices) + 1.4), 4.6),
-                             layout="constrained", sharey=True)
-    plt.close(fig)
-    axes = np.atleast_1d(axes)
-    n = len(labels)
-    for ax, (name, sims) in zip(axes, matrices.items(), strict=True):
-        image = ax.imshow(np.clip(sims, 0, 1), vmin=0, vmax=1, cmap="cividis")
-        ax.set_title(name, fontsize=11)
-        ax.set_xticks(range(n), labels, rotation=45, ha="right", fontsize=9)
-        ax.set_yticks(range(n), labels, fontsize=9)
-        ax.set_xlabel("compared with")
-        for i in range(n):
-            for j in range(n):
-                ax.text(j, i, f"{round(float(sims[i, j]), 1) + 0.0:.1f}", ha="center", va="center", fontsize=8,
-                        color="black" if sims[i, j] > 0.55 else "white")
-    axes[0].set_ylabel("fact or question")
-    fig.colorbar(image, ax=axes, shrink=0.85, label="cosine similarity\n(1 = alike, 0 = nothing in common)")
+# ---------------------------------------------------------------- months later
+def plot_early_recall(reports: dict[str, FedReport]) -> Figure:
+    """Strict recall@k against k, one line per scoring: how many of the messages that answer the
+    top k hold."""
+    fig, ax = figure(8, 3.6)
+    for (name, report), colour, marker in zip(reports.items(), OKABE_ITO, "osd^", strict=False):
+        ks = list(report.ks)
+        ax.plot(ks, [report.recall(f"strict@{k}") or 0.0 for k in ks], color=colour, marker=marker, lw=2,
+                label=f'scoring="{name}"')
+    ax.set_xticks(list(next(iter(reports.values())).ks) if reports else [])
+    ax.set(title="Questions about the first sessions, asked months later", xlabel="k (memories retrieved)",
+           ylabel="share of the answering messages in the top k", ylim=(-0.03, 1.03))
+    ax.legend(title="store ranked by")
     return fig

@@ -10,42 +10,29 @@ from collections.abc import Callable
 import numpy as np
 from matplotlib.figure import Figure
 
+from teachmem.lab.lesson_examples import MERGED_LIVE, merged_store
 from teachmem.lessons.common import (OKABE_ITO, CheckResult, after_prediction as after_prediction, answer_checker,
                                      checker, close, figure, first_problem, prediction_problem, report,
                                      wrapped as wrapped)
 from teachmem.lessons.semantic import score_table as score_table
-from teachmem.memory.semantic import SemanticMemoryStore
 
-# (t days, strength S) -> MemoryBank's retention exp(-t / (5·S)), the exponent t / (5·S) worked out by hand.
-RETENTION = [((0, 1), 1.0), ((0, 10), 1.0), ((5, 1), math.exp(-1)), ((10, 1), math.exp(-2)),
-             ((10, 2), math.exp(-1)), ((10, 10), math.exp(-0.2)), ((3, 1), math.exp(-0.6)),
-             ((7, 2), math.exp(-0.7)), ((30, 3), math.exp(-2)), ((30, 10), math.exp(-0.6)),
-             ((1, 10), math.exp(-0.02)), ((2.5, 1.5), math.exp(-1 / 3))]
+# (t days, strength S) for exercise 5.3: MemoryBank's retention is exp(-t / (5·S)).
+RETENTION = [(0, 1), (0, 10), (5, 1), (10, 1), (10, 2), (10, 10), (3, 1), (7, 2), (30, 3), (30, 10),
+             (1, 10), (2.5, 1.5)]
 
-# (last_accessed hours, now) -> Generative Agents recency 0.995 ** (hours since the last access, at least 0), by hand.
-RECENCY = [(([0.0, 5.0, 9.0], 10.0), [0.995 ** 10, 0.995 ** 5, 0.995 ** 1]),
-           (([9.0, 0.0, 5.0], 10.0), [0.995 ** 1, 0.995 ** 10, 0.995 ** 5]),
-           (([3.0], 3.0), [1.0]), (([], 1.0), []),
-           (([2.0, 2.0, 1.0], 4.0), [0.995 ** 2, 0.995 ** 2, 0.995 ** 3]),
-           (([0.0, 24.0, 48.0], 72.0), [0.995 ** 72, 0.995 ** 48, 0.995 ** 24]),
-           (([100.5, 0.5, 150.0], 200.5), [0.995 ** 100, 0.995 ** 200, 0.995 ** 50.5]),
-           (([4.0, 12.0], 10.0), [0.995 ** 6, 1.0])]      # accessed after `now` (clocks disagree): just used
-
-# Exercise 5.5's memories, oldest first: three wordings of one preference, then two other memories.
-MERGE_MEMORIES = ("User prefers pytest with verbose output", "user prefers pytest, verbose output!",
-                  "The user likes pytest and verbose test output", "User prefers pytest with coverage reports",
-                  "Lunch today was a sandwich")
-MERGED_LIVE = ["The user likes pytest and verbose test output", "User prefers pytest with coverage reports",
-               "Lunch today was a sandwich"]     # what should be left: one copy of the preference, the rest
+# (last_accessed hours, now) for exercise 5.4: Generative Agents recency is 0.995 ** (hours since the
+# last access, at least 0); in the last case a memory was accessed after `now` (clocks disagree): just used.
+RECENCY = [([0.0, 5.0, 9.0], 10.0), ([9.0, 0.0, 5.0], 10.0), ([3.0], 3.0), ([], 1.0), ([2.0, 2.0, 1.0], 4.0),
+           ([0.0, 24.0, 48.0], 72.0), ([100.5, 0.5, 150.0], 200.5), ([4.0, 12.0], 10.0)]
 
 
 @answer_checker("first_prediction")
 def check_first_prediction(first_prediction: str) -> str | None:
     """Section 2: which dentist memory does MemoryBank's score put first on day 5, "appointment" or "floss"?"""
-    if isinstance(first_prediction, str) and first_prediction.strip().lower() not in ("appointment", "floss"):
+    word = first_prediction.strip().lower() if isinstance(first_prediction, str) else first_prediction
+    if isinstance(word, str) and word not in ("appointment", "floss"):
         raise ValueError(f'write "appointment" or "floss", got {first_prediction!r}')
-    return prediction_problem(first_prediction.strip().lower() if isinstance(first_prediction, str)
-                              else first_prediction, "appointment",
+    return prediction_problem(word, "appointment",
                               "Recalled on day 2, the appointment restarted its clock with strength 2: exp(-3 / 2) = "
                               "0.223 of its score is left; the flossing advice, never recalled, keeps exp(-5) = 0.007.")
 
@@ -53,39 +40,26 @@ def check_first_prediction(first_prediction: str) -> str | None:
 @checker("forgetting_curve")
 def check_forgetting_curve(fn: Callable) -> str | None:
     """Exercise 5.3: MemoryBank's retention exp(-t / (5·S)), with the parentheses it needs."""
-    problem = first_problem(close(f"t={t}, S={s}", fn(t, s), want) for (t, s), want in RETENTION)
+    problem = first_problem(close(f"t={t}, S={s}", fn(t, s), math.exp(-t / (5 * s)))
+                            for t, s in RETENTION)
     if problem and fn(10, 10) < fn(10, 1):
         problem += " (a stronger memory fades faster here: check the operator precedence)"
     return problem
 
 
-def _reversed_hint(accessed: list[float], got: list) -> str:
-    oldest, newest = accessed.index(min(accessed)), accessed.index(max(accessed))
-    if len(accessed) > 1 and len(got) == len(accessed) and got[oldest] > got[newest]:
-        return " (the oldest access got the highest recency: the ordering is reversed)"
-    return ""
-
-
 @checker("recency_scores")
 def check_recency_scores(fn: Callable) -> str | None:
     """Exercise 5.4: Generative Agents recency, decay ** hours since each memory was last accessed."""
-    for (accessed, now), want in RECENCY:
+    for accessed, now in RECENCY:
         got = list(fn(list(accessed), now))
+        want = [0.995 ** max(now - t, 0) for t in accessed]
         problem = close(f"last_accessed={accessed}, now={now}", got, want)
+        if problem and len(accessed) > 1 and len(got) == len(accessed) and \
+                got[accessed.index(min(accessed))] > got[accessed.index(max(accessed))]:
+            problem += " (the oldest access got the highest recency: the ordering is reversed)"
         if problem:
-            return problem + (_reversed_hint(accessed, got) if accessed else "")
+            return problem
     return None
-
-
-def merged_store(threshold: float) -> tuple[SemanticMemoryStore, list]:
-    """``MERGE_MEMORIES`` stored a day apart and consolidated at ``threshold``: the store and its Changes.
-
-    Taught in notebooks/05b_semantic_upkeep.ipynb.
-    """
-    store = SemanticMemoryStore()
-    for text in MERGE_MEMORIES:
-        store.store(text, "preference" if "prefer" in text or "likes" in text else "event")
-    return store, store.consolidate(threshold)
 
 
 def check_merge_threshold(threshold) -> CheckResult:
@@ -108,10 +82,7 @@ def check_merge_threshold(threshold) -> CheckResult:
 def plot_forgetting_curves(fixed: Callable | None = None, strengths: tuple[float, ...] = (1, 2, 4),
                            days: int = 14) -> Figure:
     """The retention MemoryBank's released code computes, exp(-t / 5*S) (dashed), for a few strengths;
-    with ``fixed``, the learner's own curve beside it (solid, same colour per strength).
-
-    Taught in notebooks/05b_semantic_upkeep.ipynb.
-    """
+    with ``fixed``, the learner's own curve beside it (solid, same colour per strength)."""
     fig, ax = figure(8, 3.6)
     t = np.linspace(0, days, 200)
     for colour, s in zip(OKABE_ITO, strengths, strict=False):

@@ -4,85 +4,24 @@ Taught in notebooks/03_summary_memory.ipynb.
 """
 from __future__ import annotations
 
-import functools
-import random
 import textwrap
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from typing import Any
 
 from matplotlib.figure import Figure
 
-from teachmem.lab.scenarios import Fact, fact_in_text, load_scenario
+from teachmem.lab.lesson_examples import FOLLOW_UP as FOLLOW_UP, first_day_facts, follow_up_rounds
+from teachmem.lab.scenarios import Fact, fact_in_text
+from teachmem.lab.unseen_conversations import summary_conversations
 from teachmem.lessons.building import class_checker, own_code, show_source as show_source
-from teachmem.lessons.common import (OKABE_ITO, CheckResult, after_prediction as after_prediction,
-                                     answer_checker, explore as explore, fact_label, figure, mark, report,
-                                     short)
-from teachmem.llm import OfflineLLM, summarize
+from teachmem.lessons.common import (OKABE_ITO, after_prediction as after_prediction, answer_checker,
+                                     explore as explore, figure, mark, short)
+from teachmem.llm import OfflineLLM
 from teachmem.memory.summary import SummaryMemory
 
-# The first day of the project_30 conversation is summarised, then these later messages of the same
-# project are folded in one at a time, as a summary memory does: the word limit stays, the material grows.
-FIRST_DAY = 16
-FOLLOW_UP = (
-    "Let's send the booking emails with Postmark, because its delivery is reliable.",
-    "Let's cache the class schedule in Redis, since the schedule page gets most of the traffic.",
-    "We'll deploy on Fly.io, mainly for its simple pricing.",
-    "Let's use Tailwind for styling, so my sister can change the colours herself.",
-    "Reminder emails will go through Celery with one small worker.",
-    "We'll use GitHub Actions for CI, because the code already lives on GitHub.",
-    "Let's use SQLAlchemy as the ORM, since I know it from work.",
-    "For search we'll use Meilisearch, because members look classes up by teacher.",
-    "Let's run everything in Docker so the versions match production.",
-    "Card payments will go through Stripe, but only after the first release.",
-)
 MAX_PINS, MAX_PIN_WORDS = 2, 12
 
 # ---------------------------------------------------------------- Exercise 3.2: the learner's class
-# What the checker's conversations are made of: other projects, other people, never printed.
-CHECK_SAYINGS = (
-    "We're building a recipe app for my running club.",
-    "Let's store the recipes in SQLite, because the club is small.",
-    "The backend will be Flask, since I already know it.",
-    "I'd like the pages to load fast on old phones.",
-    "Let's use Vue for the front end, mainly for its gentle learning curve.",
-    "Photos go to an S3 bucket, with thumbnails made on upload.",
-    "My name is Dana and I teach chemistry.",
-    "The deadline is the end of June, before the summer races.",
-    "Our budget is about 10 dollars a month.",
-    "Login will use magic links, so nobody has to remember a password.",
-    "We'll write the tests with pytest and keep them fast.",
-    "Let's host it on Render, for its free tier.",
-    "Search should find recipes by ingredient.",
-    "The club has about 40 members, and 5 of them will add recipes.",
-    "Comments can wait until the second version.",
-    "Let's send a weekly email with the new recipes, through Mailgun.",
-)
-CHECK_REPLIES = (
-    "Good choice: that keeps the first version small.",
-    "Then I'd start with the data model: recipes, ingredients and members.",
-    "That works. Keep the settings in one file so they are easy to change.",
-    "Noted. Shall we sketch the pages next?",
-    "A sensible plan; we can revisit it after the first release.",
-)
-CHECK_PINS = ("Budget: about 10 dollars a month", "Deadline: end of June")
-# (summarize_every, keep_recent, max_words) of each conversation the checker replays.
-CHECK_SETTINGS = ((6, 0, 120), (4, 2, 60), (5, 1, 40), (3, 0, 30), (8, 4, 50))
-
-
-def unseen_conversations() -> list[tuple[tuple[int, int, int], list[str], list[dict]]]:
-    """The checker's cases: settings, pins and a conversation each, seeded and never printed."""
-    cases = []
-    for index, settings in enumerate(CHECK_SETTINGS):
-        rng = random.Random(300 + index)
-        length = rng.randint(14, 22)
-        messages = [{"role": "user", "content": rng.choice(CHECK_SAYINGS)} if i % 2 == 0 else
-                    {"role": "assistant", "content": rng.choice(CHECK_REPLIES)}
-                    for i in range(length)]
-        pins = list(CHECK_PINS[:index % 3])
-        cases.append((settings, pins, messages))
-    return cases
-
-
 def _words_from(text: str, start: int) -> str:
     words = text.split()
     shown = " ".join(words[max(start - 2, 0):start + 6])
@@ -117,65 +56,47 @@ def context_difference(case: str, got: Any, want: list[dict]) -> str | None:
             f"starting with {extra.get('role')}: {short(str(extra.get('content')), 45)!r}")
 
 
-def _library_answers(settings: tuple[int, int, int], pins: list[str],
-                     messages: list[dict]) -> list[tuple[list[dict], int]]:
-    every, keep, words = settings
-    memory = SummaryMemory(every, keep_recent=keep, max_words=words, llm=OfflineLLM())
+def _replayed(memory: Any, llm: OfflineLLM, pins: list[str],
+              messages: list[dict]) -> Iterator[tuple[Any, int]]:
+    """After each message, what ``memory`` sends and how many calls ``llm`` has had so far."""
     for fact in pins:
         memory.pin(fact)
-    answers = []
     for m in messages:
         memory.add(m["role"], m["content"])
-        answers.append((memory.context(), memory.llm.usage.calls))
-    return answers
+        yield memory.context(), llm.usage.calls
 
 
 @class_checker("summary memory")
 def check_summary_class(cls: type) -> str | None:
     """Exercise 3.2: the learner's summary memory, replayed on conversations they have not seen
     beside ``SummaryMemory``: the same context after every message, and the same model calls."""
-    cases = unseen_conversations()
-    wanted = [_library_answers(*case) for case in cases]
-    with own_code():
-        for number, ((settings, pins, messages), answers) in enumerate(zip(cases, wanted, strict=True), 1):
-            every, keep, words = settings
-            llm = OfflineLLM()
-            memory = cls(llm, summarize_every=every, keep_recent=keep, max_words=words)
-            for fact in pins:
-                memory.pin(fact)
-            for count, (m, (want, calls)) in enumerate(zip(messages, answers, strict=True), 1):
-                memory.add(m["role"], m["content"])
+    for number, ((every, keep, words), pins, messages) in enumerate(summary_conversations(), 1):
+        llm = OfflineLLM()
+        library = SummaryMemory(every, keep_recent=keep, max_words=words, llm=llm)
+        wanted = list(_replayed(library, llm, pins, messages))
+        llm = OfflineLLM()
+        with own_code():
+            mine = cls(llm, summarize_every=every, keep_recent=keep, max_words=words)
+            for count, ((sent, calls), (want, want_calls)) in enumerate(
+                    zip(_replayed(mine, llm, pins, messages), wanted, strict=True), 1):
                 case = (f"conversation {number} (summarize_every={every}, keep_recent={keep}), "
                         f"after message {count}")
-                if llm.usage.calls != calls:
-                    return (f"{case}, your class has made {llm.usage.calls} model call(s) so far, "
-                            f"SummaryMemory {calls} (one a fold)")
-                problem = context_difference(case, memory.context(), want)
+                if calls != want_calls:
+                    return (f"{case}, your class has made {calls} model call(s) so far, "
+                            f"SummaryMemory {want_calls} (one a fold)")
+                problem = context_difference(case, sent, want)
                 if problem:
                     return problem
     return None
 
-def transcript(turns: Sequence[Any]) -> str:
-    """Turns as ``role: content`` lines, the way a summary prompt carries them."""
-    return "\n".join(f"{t.role}: {t.content}" for t in turns)
 
-
-@functools.cache
-def follow_up_rounds(max_words: int = 120) -> tuple[str, ...]:
-    """The reference replay: the first day summarised, then each ``FOLLOW_UP`` message folded in."""
-    rounds = [summarize(OfflineLLM(), transcript(load_scenario("project_30").turns[:FIRST_DAY]), max_words=max_words)]
-    for message in FOLLOW_UP:
-        rounds.append(summarize(OfflineLLM(), f"user: {message}", previous_summary=rounds[-1], max_words=max_words))
-    return tuple(rounds)
-
-
-def first_day_facts() -> list[Fact]:
-    """The scenario's facts still true at the end of the first day (turn 16)."""
-    return [f for f in load_scenario("project_30").facts if f.is_current(FIRST_DAY)]
-
-
-def _drift_problem(prediction: tuple[Any, Any]) -> str | None:
-    first_to_go, kept_at_the_end = prediction
+@answer_checker("drift prediction")
+def check_drift_prediction(drift_prediction: Any) -> str | None:
+    """Exercise 3.1 (predict, then run): ``(first_to_go, kept_at_the_end)``, which first-day fact the
+    follow-up folds lose first and how many of them are left after the last fold (off by one counts)."""
+    if not isinstance(drift_prediction, tuple) or len(drift_prediction) != 2:
+        return f"expected (first_to_go, kept_at_the_end), got {type(drift_prediction).__name__}"
+    first_to_go, kept_at_the_end = drift_prediction
     facts, rounds = first_day_facts(), follow_up_rounds()
     ids = [f.id for f in facts]
     if first_to_go not in ids:
@@ -197,39 +118,28 @@ def _drift_problem(prediction: tuple[Any, Any]) -> str | None:
     return "; ".join(problems) or None
 
 
-@answer_checker("drift prediction")
-def check_drift_prediction(drift_prediction: Any) -> str | None:
-    """Exercise 3.1 (predict, then run): ``(first_to_go, kept_at_the_end)``, which first-day fact the
-    follow-up folds lose first and how many of them are left after the last fold (off by one counts)."""
-    if not isinstance(drift_prediction, tuple) or len(drift_prediction) != 2:
-        return f"expected (first_to_go, kept_at_the_end), got {type(drift_prediction).__name__}"
-    return _drift_problem(drift_prediction)
-
-
-def check_my_pins(pins: Any) -> CheckResult:
+@answer_checker("pins")
+def check_my_pins(pins: Any) -> str | None:
     """Exercise 3.3 (modify and observe): at most two pins of at most 12 words each that, beside the
     summary after the last follow-up fold, keep every first-day fact."""
     if not isinstance(pins, (list, tuple)) or not all(isinstance(p, str) for p in pins):
-        return report(False, f"✗ pins: expected a list of strings, got {type(pins).__name__}")
+        raise TypeError(f"expected a list of strings, got {type(pins).__name__}")
     if len(pins) > MAX_PINS or any(len(p.split()) > MAX_PIN_WORDS for p in pins):
-        return report(False, f"✗ pins: at most {MAX_PINS} pins of at most {MAX_PIN_WORDS} words each "
-                             f"(yours: {[len(p.split()) for p in pins]} words); pins cost tokens on every request")
+        return (f"at most {MAX_PINS} pins of at most {MAX_PIN_WORDS} words each "
+                f"(yours: {[len(p.split()) for p in pins]} words); pins cost tokens on every request")
     kept_by = "\n".join([*pins, follow_up_rounds()[-1]])
     facts = first_day_facts()
     missing = [f for f in facts if not fact_in_text(f, kept_by)]
     if missing:
-        return report(False, f"✗ pins: after the last fold, {len(missing)} of the {len(facts)} first-day facts "
-                             f"{'is' if len(missing) == 1 else 'are'} in neither the summary nor your pins")
-    return report(True, "✓ pins: every first-day fact survives the drift")
+        return (f"after the last fold, {len(missing)} of the {len(facts)} first-day facts "
+                f"{'is' if len(missing) == 1 else 'are'} in neither the summary nor your pins")
+    return None
 
 
 def drift_view(rounds: list[str], facts: list[Fact], round: int, pinned: Sequence[str] = (),
                width: int = 88) -> str:
     """Re-summary number ``round`` of a telephone game: which ``facts`` the summary still
-    mentions on its own, and with the ``pinned`` lines kept beside it.
-
-    Taught in notebooks/03_summary_memory.ipynb.
-    """
+    mentions on its own, and with the ``pinned`` lines kept beside it."""
     if not 0 <= round < len(rounds):
         raise ValueError(f"round must be between 0 and {len(rounds) - 1}, got {round}")
     summary = rounds[round]
@@ -239,17 +149,14 @@ def drift_view(rounds: list[str], facts: list[Fact], round: int, pinned: Sequenc
     lines = [f"round {round} of {len(rounds) - 1}: the summary has {len(summary.split())} words; facts kept: "
              f"{sum(alone)}/{len(facts)} alone, {sum(kept)}/{len(facts)} with {len(pinned)} pinned",
              "", " alone  pinned  fact"]
-    lines += [f"   {mark(a)}      {mark(k)}    {fact_label(f)}" for f, a, k in zip(facts, alone, kept, strict=True)]
+    lines += [f"   {mark(a)}      {mark(k)}    {f.label}" for f, a, k in zip(facts, alone, kept, strict=True)]
     return "\n".join([*lines, "", "summary:", *textwrap.wrap(summary, width)])
 
 
 def plot_summary_drift(kept: dict[str, list[int]], total: int, words: list[int] | None = None) -> Figure:
     """Facts surviving each fold, one line per setting in ``kept``
     (e.g. ``{"summary alone": [...], "with pinned facts": [...]}``); ``words`` adds the
-    summary's length in words as grey bars on a second axis.
-
-    Taught in notebooks/03_summary_memory.ipynb.
-    """
+    summary's length in words as grey bars on a second axis."""
     fig, ax = figure(8, 3.8)
     for (label, counts), style, colour in zip(kept.items(), ("o-", "s--", "^:", "d-."), OKABE_ITO[4:] + OKABE_ITO,
                                               strict=False):

@@ -19,8 +19,8 @@ import pytest
 from teachmem.core.clock import ManualClock
 from teachmem.lab.evaluation.locomo import LONG_CONVERSATIONS, LocomoError, load_locomo
 from teachmem.lab.evaluation.scenario_scores import evaluate
-from teachmem.lab.evaluation.recall_over_time import (budget_recall, by_evidence_session, fed_recall, halves, session_time,
-                                    tolerant_recall)
+from teachmem.lab.evaluation.recall_over_time import (budget_recall, by_evidence_session, early_recall, fed_recall,
+                                                     halves, session_time, tolerant_recall)
 from teachmem.lessons import semantic as lesson
 from teachmem.lessons.common import OKABE_ITO
 from teachmem.memory.semantic import SCORINGS, SemanticMemoryStore, half_life_score
@@ -186,9 +186,9 @@ def test_over_months_of_sessions_the_default_answers_what_the_product_cannot():
 
 
 def test_the_lesson_measures_early_evidence_and_plots_it(conversations, first_three):
-    old = lesson.early_recall(first_three, ks=(10,))
+    old = early_recall(first_three, ks=(10,))
     assert old["product"].recall("strict@10") == 0.0 and old["half_life"].recall("strict@10") >= 0.85
-    reports = lesson.early_recall(conversations, ks=(1, 10))
+    reports = early_recall(conversations, ks=(1, 10))
     assert reports["product"].recall("strict@10") == 0.0 and reports["half_life"].recall("strict@10") >= 0.65
     fig = lesson.plot_early_recall(reports)
     ax = fig.axes[0]

@@ -10,7 +10,9 @@ from __future__ import annotations
 import pytest
 
 from conftest import load_solutions
-from teachmem import OfflineLLM, summarize
+from teachmem import EntityMemory, OfflineLLM, load_scenario, summarize
+from teachmem.lab.lesson_examples import FIRST_DAY, FOLLOW_UP, PREDICT_MESSAGES, first_day_facts, follow_up_rounds
+from teachmem.lab.replay import feed
 from teachmem.lessons import entity as lesson04
 from teachmem.lessons import summary as lesson03
 
@@ -40,7 +42,7 @@ def test_3_1_wrong_predictions_fail(first_to_go, kept, capsys):
 
 
 def test_3_1_handing_over_teachmem_output_instead_of_a_prediction_fails(capsys):
-    rounds = lesson03.follow_up_rounds()
+    rounds = follow_up_rounds()
     # the summary itself, and its length, are not the fact id and the count asked for
     assert not passes(lesson03.check_drift_prediction((rounds[-1], len(rounds[-1].split()))), capsys)
 
@@ -53,8 +55,8 @@ def test_3_1_an_empty_prediction_waits(capsys):
 
 
 def test_3_1_the_answer_is_what_the_notebook_shows():
-    rounds, facts = lesson03.follow_up_rounds(), lesson03.first_day_facts()
-    assert len(rounds) == len(lesson03.FOLLOW_UP) + 1 and len(facts) == 8
+    rounds, facts = follow_up_rounds(), first_day_facts()
+    assert len(rounds) == len(FOLLOW_UP) + 1 and len(facts) == 8
     assert all(len(r.split()) <= 120 for r in rounds)          # the default limit, no shrinking forced
 
 
@@ -87,8 +89,9 @@ def test_3_3_a_failure_says_what_differs_not_what_to_pin(capsys):
 
 
 def test_3_3_pinning_teachmem_summaries_fails(capsys):
-    first_day = lesson03.transcript(lesson03.load_scenario("project_30").turns[:lesson03.FIRST_DAY])
-    assert not passes(lesson03.check_my_pins([lesson03.follow_up_rounds()[-1]]), capsys)       # far too long
+    turns = load_scenario("project_30").turns[:FIRST_DAY]
+    first_day = "\n".join(f"{t.role}: {t.content}" for t in turns)
+    assert not passes(lesson03.check_my_pins([follow_up_rounds()[-1]]), capsys)       # far too long
     short = summarize(OfflineLLM(), first_day, max_words=lesson03.MAX_PIN_WORDS)
     assert not passes(lesson03.check_my_pins([short]), capsys)                                 # keeps the wrong facts
 
@@ -110,7 +113,7 @@ def test_4_1_wrong_predictions_fail(prediction, capsys):
 
 
 def test_4_1_handing_over_teachmem_output_instead_of_a_prediction_fails(capsys):
-    found = [lesson04.rule_triples(m) for m in lesson04.PREDICT_MESSAGES]
+    found = [lesson04.rule_triples(m) for m in PREDICT_MESSAGES]
     assert not passes(lesson04.check_yields_a_fact(found), capsys)
     capsys.readouterr()
     assert not lesson04.check_yields_a_fact(None)
@@ -143,5 +146,5 @@ def test_4_3_the_check_judges_behaviour_not_the_exact_words(capsys):
 def test_4_3_teachmem_matching_alone_fails(capsys):
     # no extra words is exactly what EntityMemory.get_relevant does; handing over its method fails too
     assert not passes(lesson04.check_extra_words({}), capsys)
-    memory = lesson04.question_memory()
+    memory = feed(EntityMemory(), load_scenario("project_30"))
     assert not passes(lesson04.check_extra_words(memory.get_relevant), capsys)

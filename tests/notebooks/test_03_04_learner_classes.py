@@ -11,7 +11,9 @@ import pytest
 
 from conftest import ROOT, load_solutions
 from teachmem import EntityMemory, SummaryMemory, load_scenario, rule_triples
+from teachmem.lab.lesson_examples import FOLLOW_UP
 from teachmem.lab.replay import feed
+from teachmem.lab.unseen_conversations import entity_conversations, summary_conversations
 from teachmem.lessons import entity as lesson04
 from teachmem.lessons import summary as lesson03
 
@@ -118,15 +120,15 @@ def test_03_a_class_that_wraps_or_inherits_the_library_fails(cls, said, capsys):
 
 
 def test_03_the_checker_replays_unseen_conversations_that_fold_without_a_blank_summary():
-    seen = {t.content for t in load_scenario("project_30").turns} | set(lesson03.FOLLOW_UP)
-    for (every, keep, words), _pins, messages in lesson03.unseen_conversations():
+    seen = {t.content for t in load_scenario("project_30").turns} | set(FOLLOW_UP)
+    for (every, keep, words), _pins, messages in summary_conversations():
         assert not seen & {m["content"] for m in messages}
         memory = SummaryMemory(every, keep_recent=keep, max_words=words)
         changes = [c for m in messages for c in memory.add(m["role"], m["content"])]
         assert not [c for c in changes if c.event == "NOOP"]      # the learner need not handle it
         assert [c for c in changes if c.id == "summary"], "every case folds at least once"
-    assert any(keep for (_, keep, _), _, _ in lesson03.unseen_conversations())
-    assert any(pins for _, pins, _ in lesson03.unseen_conversations())
+    assert any(keep for (_, keep, _), _, _ in summary_conversations())
+    assert any(pins for _, pins, _ in summary_conversations())
 
 
 # ------------------------------------------------------------------ 04: TinyEntityMemory
@@ -209,14 +211,14 @@ def test_04_a_class_that_wraps_or_inherits_the_library_fails(cls, said, capsys):
 def test_04_the_checker_replays_unseen_conversations_with_replacements_and_repeats():
     seen = {t.content for t in load_scenario("project_30").turns}
     events: set[str] = set()
-    for messages in lesson04.unseen_conversations():
+    for messages in entity_conversations():
         assert not seen & {content for role, content in messages if role == "user"}
         memory = EntityMemory()
         changes = [c for turn, (role, content) in enumerate(messages, 1)
                    for c in memory.add(role, content, turn=turn)]
         events |= {c.event for c in changes}
     assert events == {"ADD", "UPDATE", "NOOP"}      # new facts, replaced values and repeats
-    replies = [content for messages in lesson04.unseen_conversations() for role, content in messages
+    replies = [content for messages in entity_conversations() for role, content in messages
                if role == "assistant"]
     assert any(rule_triples(reply) for reply in replies)   # the assistant names technologies too
 

@@ -13,6 +13,7 @@ import pytest
 from conftest import load_solutions, proves_checker, unwrapped
 from teachmem.core.clock import ManualClock
 from teachmem.core.words import stem
+from teachmem.lab.lesson_examples import MERGED_LIVE, WIFI_MEMORIES, WIFI_NOW, WIFI_QUESTION, merged_store
 from teachmem.llm.phrases import singular
 from teachmem.lessons import semantic, semantic_upkeep
 from teachmem.memory.semantic import (SemanticMemoryStore, decay_factor, fact_key, generative_agents_score,
@@ -140,9 +141,9 @@ def test_merge_threshold_passes_the_solution_and_fails_the_default_too_low_and_n
 
 
 def test_merged_store_keeps_one_copy_of_the_preference():
-    store, changes = semantic_upkeep.merged_store(S05B.merge_threshold)
+    store, changes = merged_store(S05B.merge_threshold)
     assert [c.event for c in changes] == ["DELETE", "DELETE", "UPDATE"]
-    assert [t for r, t in enumerate(store.texts) if r not in store.retired] == semantic_upkeep.MERGED_LIVE
+    assert [t for r, t in enumerate(store.texts) if r not in store.retired] == MERGED_LIVE
 
 
 # ---------------------------------------------------------------- predictions
@@ -165,7 +166,7 @@ def test_predictions_are_compared_with_the_answer_the_run_gives(capsys):
 
 
 def test_the_known_answers_are_what_the_stores_do():
-    assert semantic.burial_day(semantic.WIFI_MEMORIES, semantic.WIFI_QUESTION, semantic.WIFI_NOW) == 37
+    assert semantic.burial_day(WIFI_MEMORIES, WIFI_QUESTION, WIFI_NOW) == 37
     clock = ManualClock(datetime(2026, 1, 15))
     bank = SemanticMemoryStore(scoring="memorybank", clock=clock)
     bank.store("the dentist appointment is on Friday")

@@ -10,6 +10,7 @@ import pytest
 
 from teachmem import ManualClock, SemanticMemoryStore, load_scenario
 from teachmem.core.embed import BagOfWordsEmbedder, RandomEmbedder, SubwordEmbedder, cosine_matrix
+from teachmem.lab.lesson_examples import store_with_ages
 from teachmem.lessons import semantic
 from teachmem.lessons.semantic import answer_rank, plot_similarity_heatmaps, score_table
 from teachmem.lessons.semantic_upkeep import plot_forgetting_curves
@@ -59,8 +60,8 @@ MEMORIES = [("The wifi password is taped to the fridge door", 0.9, 60),
 
 def test_decay_demo_memories_stand_alone():
     """No reply threading: the relevance of each memory is the same whatever order they are stored in."""
-    store = semantic.store_with_ages(MEMORIES, NOW)
-    backwards = semantic.store_with_ages(MEMORIES[::-1], NOW)
+    store = store_with_ages(MEMORIES, NOW)
+    backwards = store_with_ages(MEMORIES[::-1], NOW)
     assert store.reply_weight == 0
     relevance = store.scores(QUESTION, NOW)[0]["relevance"]
     assert np.allclose(relevance, backwards.scores(QUESTION, NOW)[0]["relevance"][::-1])
@@ -78,7 +79,7 @@ def test_decay_alone_buries_the_answer_on_the_day_the_logarithm_says():
     assert semantic.burial_day(MEMORIES, QUESTION, NOW, decay_rate=1.0) is None
     # the store's own ranking agrees: first at day - 1, second at day
     for age, first in ((day - 1, MEMORIES[0][0]), (day, MEMORIES[1][0])):
-        store = semantic.store_with_ages([(MEMORIES[0][0], 0.9, age), *MEMORIES[1:]], NOW)
+        store = store_with_ages([(MEMORIES[0][0], 0.9, age), *MEMORIES[1:]], NOW)
         assert store.explain(QUESTION, 1, NOW)[0]["text"] == first
 
 

@@ -6,6 +6,7 @@ import pytest
 
 from conftest import load_solutions, verdicts
 from teachmem import HybridMemoryManager, SlidingWindowMemory, load_scenario
+from teachmem.lab.lesson_examples import TIGHT_BUDGET
 from teachmem.lab.replay import comparison_strategies, feed, lesson_strategies, replay
 from teachmem.lessons import compare, hybrid
 from teachmem.llm import importance_rules
@@ -21,7 +22,7 @@ def project():
 
 # ---------------------------------------------------------------- 6.1 · predict, then run: the skip rule
 def test_6_1_the_predicted_turns_of_a_skipping_window(project, capsys):
-    kept_by_teachmem = {c.turn for c in feed(HybridMemoryManager(hybrid.TIGHT_BUDGET), project, 28)
+    kept_by_teachmem = {c.turn for c in feed(HybridMemoryManager(TIGHT_BUDGET), project, 28)
                         .explain_prompt(project.turns[28].content).kept("message")}
     (solution, sol_line), (wrong, wrong_line), (own, own_line) = verdicts(
         hybrid.check_predicted_turns,
