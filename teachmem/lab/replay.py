@@ -25,6 +25,7 @@ from __future__ import annotations
 import functools
 from dataclasses import dataclass
 from datetime import datetime
+from types import SimpleNamespace
 from typing import Any, Callable, Mapping
 
 import numpy as np
@@ -323,3 +324,13 @@ def extractions(scenario: Scenario, strategies: Mapping[str, Callable[[], object
     memories = {name: make() for name, make in makers.items()}
     return {t.turn: {name: add_turn(memory, scenario, t.turn) for name, memory in memories.items()}
             for t in scenario.turns}
+
+
+def assistant_until(scenario: Scenario, turn: int) -> SimpleNamespace:
+    """Notebook 09's assistant after ``turn`` turns of ``scenario``: a hybrid manager, a transcript
+    and a summary, each fed the same turns."""
+    app = SimpleNamespace(hybrid=HybridMemoryManager(), transcript=ConversationBuffer(),
+                          summary=SummaryMemory(summarize_every=6, keep_recent=2))
+    for memory in vars(app).values():
+        feed(memory, scenario, turn)
+    return app

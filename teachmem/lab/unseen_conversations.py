@@ -1,6 +1,6 @@
 """Conversations the lessons' class checkers replay: made for the check, seeded, never shown.
 
-A learner's class in notebooks 03–06 is run beside the library's strategy on talk it has not met:
+A learner's class in notebooks 01–06 is run beside the library's strategy on talk it has not met:
 other people, other projects. Each builder returns plain tuples, the same on every run; the checker
 in ``teachmem/lessons/<notebook>.py`` feeds them to both classes and names the first difference.
 """
@@ -8,6 +8,53 @@ from __future__ import annotations
 
 import random
 from datetime import datetime, timedelta
+
+# ---------------------------------------------------------------- 01: the buffer
+# Words the unseen conversations of the buffer checker are made of (never printed).
+BUFFER_WORDS = ("the", "garden", "fence", "needs", "paint", "before", "spring", "my", "neighbour",
+                "Ines", "offered", "her", "ladder", "we", "could", "try", "green", "or", "grey", "quote",
+                "came", "to", "420", "euros", "is", "that", "fair", "for", "twelve", "metres", "sounds",
+                "reasonable", "ok")
+
+
+def buffer_conversation(seed: int) -> list[tuple[str, str]]:
+    """``(role, content)`` pairs: a system prompt, then users and assistants taking turns, each
+    message 1 to 24 words, so that rounding each message's count differs from rounding the sum."""
+    rng = random.Random(seed)
+    said = [("system", "You are a helpful assistant for home repairs.")]
+    for i in range(rng.randint(12, 20)):
+        role = "user" if i % 2 == 0 else "assistant"
+        said.append((role, " ".join(rng.choices(BUFFER_WORDS, k=rng.randint(1, 24)))))
+    return said
+
+
+# ---------------------------------------------------------------- 02: the window
+# What the unseen conversations of the window checker are made of (never printed): decisions, facts,
+# questions and small talk about planning a trip, and assistant replies that restate decisions.
+WINDOW_USER_SAYS = (
+    "We'll fly to Lisbon on the 14th, it's cheaper than the 12th.", "ok thanks",
+    "My partner Tomas is vegetarian.", "Should we rent a car?",
+    "Let's book the hotel in Alfama because it's close to the tram.", "haha nice",
+    "I prefer window seats.", "What's the weather like in May?", "sounds good",
+    "The budget is 2000 euros for the whole week.", "Let's skip the day trip to Sintra.",
+    "Do they take cards at the markets?", "I see", "We decided on the late checkout.",
+    "Tomas wants to see a fado show.", "great")
+WINDOW_ASSISTANT_SAYS = (
+    "Noted: we'll fly on the 14th because it's cheaper.", "Happy to help.",
+    "Let's book the Alfama hotel, since the tram is close.", "Sure, here are some ideas.",
+    "We'll keep the budget at 2000 euros.", "Good question.",
+    "I will look for vegetarian restaurants for Tomas.", "You're welcome!")
+# (recent_k, important_k) of each unseen conversation: pins or none, a window of one, more pins
+# than fit.
+WINDOW_SIZES = ((3, 2), (4, 3), (2, 0), (1, 4), (5, 1))
+
+
+def window_conversation(seed: int) -> list[tuple[str, str]]:
+    """``(role, content)`` pairs, users and assistants taking turns, 10 to 18 messages."""
+    rng = random.Random(seed)
+    return [("user", rng.choice(WINDOW_USER_SAYS)) if i % 2 == 0 else
+            ("assistant", rng.choice(WINDOW_ASSISTANT_SAYS)) for i in range(rng.randint(10, 18))]
+
 
 # ---------------------------------------------------------------- 03: summary memory
 # What the summary checker's conversations are made of: a recipe app for a running club.

@@ -4,7 +4,6 @@ Taught in notebooks/01_conversation_buffer.ipynb.
 """
 from __future__ import annotations
 
-import random
 from collections.abc import Callable
 
 import matplotlib.pyplot as plt
@@ -13,6 +12,7 @@ from matplotlib.figure import Figure
 from matplotlib.ticker import StrMethodFormatter
 
 from teachmem.lab.scenarios import load_scenario
+from teachmem.lab.unseen_conversations import buffer_conversation
 from teachmem.lessons.building import (class_checker, first_context_difference, own_code,
                                        show_source as show_source)
 from teachmem.lessons.common import (OKABE_ITO, after_prediction as after_prediction, answer_checker,
@@ -30,28 +30,13 @@ EXCHANGES_THAT_FIT = [((200, 4096, 0), 20), ((200, 4096, 500), 17), ((200, 128_0
 PLOT_WIDTH = 8.4
 # While a learner's answer runs, the buffer's own counting is off limits: it already does the job.
 BUFFER_COUNTS = ((ConversationBuffer, "token_count"), (ConversationBuffer, "is_near_limit"))
-# Words the unseen conversations of check_buffer_class are made of (never printed).
-_WORDS = ("the", "garden", "fence", "needs", "paint", "before", "spring", "my", "neighbour", "Ines",
-          "offered", "her", "ladder", "we", "could", "try", "green", "or", "grey", "quote", "came", "to",
-          "420", "euros", "is", "that", "fair", "for", "twelve", "metres", "sounds", "reasonable", "ok")
 # Exercise 1.4: the guard on a 1,024-token window must leave room for three more exchanges.
 GUARD_WINDOW, GUARD_ROOM, GUARD_EARLIEST = 1024, 250, 0.5
 
 
-def _unseen_conversation(seed: int) -> list[tuple[str, str]]:
-    """``(role, content)`` pairs: a system prompt, then users and assistants taking turns, each
-    message 1 to 24 words, so that rounding each message's count differs from rounding the sum."""
-    rng = random.Random(seed)
-    said = [("system", "You are a helpful assistant for home repairs.")]
-    for i in range(rng.randint(12, 20)):
-        role = "user" if i % 2 == 0 else "assistant"
-        said.append((role, " ".join(rng.choices(_WORDS, k=rng.randint(1, 24)))))
-    return said
-
-
 def _buffer_difference(cls: type, seed: int) -> str | None:
     """The first way ``cls`` differs from ``ConversationBuffer`` on unseen conversation ``seed``."""
-    said = _unseen_conversation(seed)
+    said = buffer_conversation(seed)
     library = ConversationBuffer(max_tokens=10**6)
     wanted = []
     for turn, (role, content) in enumerate(said, start=1):

@@ -9,7 +9,6 @@ import linecache
 import random
 from collections.abc import Callable, Iterator
 from datetime import datetime, timedelta
-from types import SimpleNamespace
 
 import ipywidgets
 from matplotlib.figure import Figure
@@ -18,11 +17,8 @@ from matplotlib.patches import Patch
 
 from teachmem.core.clock import EPOCH
 from teachmem.lab.governance import Provenance, RetentionPolicy, apply_retention, provenance
-from teachmem.lab.replay import feed
-from teachmem.lab.scenarios import Scenario, load_scenario
-from teachmem.memory.buffer import ConversationBuffer
-from teachmem.memory.hybrid import HybridMemoryManager
-from teachmem.memory.summary import SummaryMemory
+from teachmem.lab.replay import assistant_until as assistant_until
+from teachmem.lab.scenarios import load_scenario
 from teachmem.lessons.common import (OKABE_ITO, after_prediction as after_prediction, answer_checker, checker,
                                      differs, explore as explore, figure, first_problem, hanging, mark, prediction_problem,
                                      wrapped as wrapped)
@@ -45,15 +41,6 @@ def cell_source(cls: type) -> str:
 
 
 # ---------------------------------------------------------------- exercise 9.1: a prediction
-def assistant_until(scenario: Scenario, turn: int) -> SimpleNamespace:
-    """Noor's assistant of notebook 09 after ``turn`` turns: a hybrid manager, a transcript and a summary."""
-    app = SimpleNamespace(hybrid=HybridMemoryManager(), transcript=ConversationBuffer(),
-                          summary=SummaryMemory(summarize_every=6, keep_recent=2))
-    for memory in vars(app).values():
-        feed(memory, scenario, turn)
-    return app
-
-
 @answer_checker("still_holding")
 def check_still_holding(still_holding: object) -> str | None:
     """Exercise 9.1: which tiers still hold Noor's phone number after retention ran, eight days after the order?

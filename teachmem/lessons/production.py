@@ -9,19 +9,16 @@ import re
 
 import numpy as np
 
-from teachmem.core.text import forget_pattern
-from teachmem.lab.storage.pg_file import PAGES
+from teachmem.lab.storage.pg_file import table_leftovers as table_leftovers
 from teachmem.lab.storage.pg_store import remove_user as remove_user
 from teachmem.lab.storage.postgres import INSTALL_HINT, server_answers
 from teachmem.lab.storage.postgres import quiet_if_server_stopped as quiet_if_server_stopped
-from teachmem.lab.storage.state_codec import raw_count
 from teachmem.lessons.common import (OUTPUT_WIDTH, CheckResult, after_prediction as after_prediction, answer_checker,
                                      prediction_problem, wrapped)
 
 try:
     import psycopg
     from pgvector.psycopg import register_vector
-    from psycopg import sql
 except ImportError:
     psycopg = None    # type: ignore[assignment]
 
@@ -60,19 +57,6 @@ def check_rls_prediction(prediction: object, dsn: str | None = None) -> CheckRes
     if stopped:
         print(wrapped(f"the cell printed nothing: {stopped}"))
     return result
-
-
-def table_leftovers(conn, table: str, text: str) -> str:
-    """What of ``text`` is left in ``table``, on a superuser's connection ``conn``: the live rows that say it, the
-    table's dead row versions (``pgstattuple``), and how often it occurs in the bytes of the table's pages,
-    live or dead (``pageinspect``). Dead rows and bytes are read first: a query's scan may clean a page."""
-    pattern = forget_pattern(text)
-    pages = conn.execute(PAGES, [table, table]).fetchall()
-    found = sum(raw_count(pattern, bytes(page)) for (page,) in pages)
-    dead = conn.execute("SELECT dead_tuple_count FROM pgstattuple(%s)", [table]).fetchone()[0]
-    live = conn.execute(sql.SQL("SELECT count(*) FROM {} WHERE text ~* %s").format(sql.Identifier(table)),
-                        [pattern.pattern]).fetchone()[0]
-    return f"rows that say it {live} | dead row versions {dead} | in the page bytes {found}"
 
 
 def exercise_vectors() -> tuple[np.ndarray, np.ndarray]:

@@ -15,6 +15,7 @@ from matplotlib.patches import Patch
 
 from teachmem.lab.replay import feed
 from teachmem.lab.scenarios import Fact, Scenario, fact_in_text, load_scenario
+from teachmem.lab.unseen_conversations import WINDOW_SIZES, window_conversation
 from teachmem.lessons.building import (class_checker, first_context_difference, own_code,
                                        show_source as show_source)
 from teachmem.lessons.common import (OKABE_ITO, after_prediction as after_prediction, answer_checker,
@@ -65,33 +66,9 @@ def facts_held(memory, scenario: Scenario, fact_ids: tuple[str, ...]) -> dict[st
     return {fact_id: fact_in_text(scenario.fact(fact_id), text) for fact_id in fact_ids}
 
 
-# What the unseen conversations of check_window_class are made of (never printed): decisions, facts,
-# questions and small talk about planning a trip, and assistant replies that restate decisions.
-_USER_SAYS = ("We'll fly to Lisbon on the 14th, it's cheaper than the 12th.",
-              "ok thanks", "My partner Tomas is vegetarian.", "Should we rent a car?",
-              "Let's book the hotel in Alfama because it's close to the tram.", "haha nice",
-              "I prefer window seats.", "What's the weather like in May?", "sounds good",
-              "The budget is 2000 euros for the whole week.", "Let's skip the day trip to Sintra.",
-              "Do they take cards at the markets?", "I see", "We decided on the late checkout.",
-              "Tomas wants to see a fado show.", "great")
-_ASSISTANT_SAYS = ("Noted: we'll fly on the 14th because it's cheaper.", "Happy to help.",
-                   "Let's book the Alfama hotel, since the tram is close.", "Sure, here are some ideas.",
-                   "We'll keep the budget at 2000 euros.", "Good question.",
-                   "I will look for vegetarian restaurants for Tomas.", "You're welcome!")
-# (recent_k, important_k) for each unseen conversation: pins or none, a window of one, more pins than fit.
-_WINDOW_SIZES = ((3, 2), (4, 3), (2, 0), (1, 4), (5, 1))
-
-
-def _unseen_trip(seed: int) -> list[tuple[str, str]]:
-    """``(role, content)`` pairs, users and assistants taking turns, 10 to 18 messages."""
-    rng = random.Random(seed)
-    return [("user", rng.choice(_USER_SAYS)) if i % 2 == 0 else ("assistant", rng.choice(_ASSISTANT_SAYS))
-            for i in range(rng.randint(10, 18))]
-
-
 def _window_difference(cls: type, seed: int, recent_k: int, important_k: int) -> str | None:
     """The first way ``cls(recent_k, important_k)`` differs from ``SlidingWindowMemory``."""
-    said = _unseen_trip(seed)
+    said = window_conversation(seed)
     library = SlidingWindowMemory(recent_k, important_k)
     wanted = []
     for role, content in said:
@@ -140,7 +117,7 @@ def check_window_class(cls: type) -> str | None:
     Taught in notebooks/02_sliding_window.ipynb.
     """
     return first_problem(_window_difference(cls, seed, recent_k, important_k)
-                         for seed, (recent_k, important_k) in enumerate(_WINDOW_SIZES, start=1))
+                         for seed, (recent_k, important_k) in enumerate(WINDOW_SIZES, start=1))
 
 
 @answer_checker("pins_prediction")

@@ -15,6 +15,7 @@ import pytest
 
 from conftest import ROOT, load_solutions, run_cell, unwrapped
 from teachmem import ConversationBuffer, SlidingWindowMemory, load_scenario
+from teachmem.lab import unseen_conversations as unseen
 from teachmem.lessons import buffer, window
 from teachmem.llm import importance_rules
 
@@ -197,9 +198,9 @@ def test_02_the_library_in_disguise_fails(library_in_disguise, says, capsys):
 def test_the_checks_use_conversations_the_notebooks_never_show():
     said = {t.content for t in load_scenario("project_30").turns}
     for seed in (1, 2, 3):
-        assert not said & {content for _, content in buffer._unseen_conversation(seed)}
-    for seed in range(1, len(window._WINDOW_SIZES) + 1):
-        assert not said & {content for _, content in window._unseen_trip(seed)}
+        assert not said & {content for _, content in unseen.buffer_conversation(seed)}
+    for seed in range(1, len(unseen.WINDOW_SIZES) + 1):
+        assert not said & {content for _, content in unseen.window_conversation(seed)}
     shown = json.dumps(_cells("01_conversation_buffer")) + json.dumps(_cells("02_sliding_window"))
     assert "Alfama" not in shown and "ladder" not in shown
 

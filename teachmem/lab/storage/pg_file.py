@@ -21,16 +21,18 @@ import urllib.parse
 from pathlib import Path
 from typing import Any
 
+from teachmem.core.text import forget_pattern
 from teachmem.lab.storage.postgres import INSTALL_HINT
 from teachmem.lab.storage.sqlite_file import SCHEMA_VERSION, SchemaVersionError
 from teachmem.lab.storage.state_codec import raw_count
 
 try:
     import psycopg
+    from psycopg import sql
 except ImportError:
     psycopg = None    # type: ignore[assignment]
 
-__all__ = ["DSN_SCHEMES", "PgDatabase", "is_dsn"]
+__all__ = ["DSN_SCHEMES", "PgDatabase", "is_dsn", "table_leftovers"]
 
 DSN_SCHEMES = ("postgresql://", "postgres://")
 SCHEMA_NAME = "memorydb"
@@ -203,3 +205,16 @@ class PgDatabase:
 
     def close(self) -> None:
         self.conn.close()
+
+
+def table_leftovers(conn, table: str, text: str) -> str:
+    """What of ``text`` is left in ``table``, on a superuser's connection ``conn``: the live rows that say it, the
+    table's dead row versions (``pgstattuple``), and how often it occurs in the bytes of the table's pages,
+    live or dead (``pageinspect``). Dead rows and bytes are read first: a query's scan may clean a page."""
+    pattern = forget_pattern(text)
+    pages = conn.execute(PAGES, [table, table]).fetchall()
+    found = sum(raw_count(pattern, bytes(page)) for (page,) in pages)
+    dead = conn.execute("SELECT dead_tuple_count FROM pgstattuple(%s)", [table]).fetchone()[0]
+    live = conn.execute(sql.SQL("SELECT count(*) FROM {} WHERE text ~* %s").format(sql.Identifier(table)),
+                        [pattern.pattern]).fetchone()[0]
+    return f"rows that say it {live} | dead row versions {dead} | in the page bytes {found}"
