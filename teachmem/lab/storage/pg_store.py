@@ -38,6 +38,11 @@ except ImportError:
 ID = re.compile(r"s(0|[1-9]\d*)")
 ROW = "SELECT text, memory_type, importance, retired, metadata, fact_key FROM memories WHERE seq = %s"
 MOST_ROWS = 2**63 - 1     # LIMIT takes a bigint; no table holds more rows
+# Deleting empties a row and keeps it as a tombstone (its id is never given again).
+TOMBSTONE = ("UPDATE memories SET text = '', embedding = NULL, edits = '{}', fact_key = NULL, "
+             "retired = 'deleted', metadata = jsonb_build_object('timestamp', metadata -> 'timestamp', "
+             "'deleted', true) WHERE seq = %s")
+HELD = "SELECT seq, text, edits, metadata FROM memories WHERE text <> ''"
 FILED = ("SELECT seq, text, retired FROM memories WHERE fact_key = %s AND seq <> %s "
          "ORDER BY filed DESC LIMIT 1")
 
@@ -90,6 +95,7 @@ class PgMemoryStore:
         except Exception:
             self.conn.close()          # a refused store leaves no connection open
             raise
+        self.old_versions = 0          # rows erase() emptied since compact(): their old versions remain
         self.last_turn: int | None = self._value(
             "SELECT max((metadata ->> 'turn')::int) FROM memories WHERE memory_type = 'message'")
 
@@ -217,11 +223,45 @@ class PgMemoryStore:
             text = self._value("SELECT text FROM memories WHERE seq = %s", [seq])
             if not text:
                 return [Change("NOOP", id, "", reason="already deleted")]
-            self.conn.execute(
-                "UPDATE memories SET text = '', embedding = NULL, edits = '{}', fact_key = NULL, "
-                "retired = 'deleted', metadata = jsonb_build_object('timestamp', metadata -> 'timestamp', "
-                "'deleted', true) WHERE seq = %s", [seq])
+            self.conn.execute(TOMBSTONE, [seq])
         return [Change("DELETE", id, text, reason="deleted")]
+
+    # ---- forgetting: teachmem.forget erases, counts what is left, and compact() clears old versions ----
+    def erase(self, pattern: re.Pattern) -> list[Change]:
+        """Empty, as ``delete`` does, every memory of this user whose text, earlier texts or labels
+        ``pattern`` matches, in one transaction. The pattern is Python's, not the server's regex
+        dialect, so every live row of the user is read and matched here: a scan of the user's rows."""
+        _require_pattern(pattern)
+        with self.conn.transaction():
+            self._lock()
+            hits = [(seq, text) for seq, text, edits, labels in self.conn.execute(HELD).fetchall()
+                    if _matching(pattern, [text, *edits, labels])]
+            for seq, _ in hits:
+                self.conn.execute(TOMBSTONE, [seq])
+        self.old_versions += len(hits)
+        return [Change("DELETE", f"s{seq}", text, reason="forgotten") for seq, text in hits]
+
+    def copies_held(self, pattern: re.Pattern) -> int:
+        """Strings of this user's rows that ``pattern`` matches (texts, earlier texts, labels), plus
+        one for each row ``erase`` emptied since ``compact()`` (whatever pattern it erased):
+        PostgreSQL keeps a row's old version in the table's and the index's pages until ``VACUUM
+        FULL`` rewrites them. Rows emptied by another process are not counted here."""
+        _require_pattern(pattern)
+        held = self.conn.execute(HELD).fetchall()
+        return sum(_matching(pattern, [text, *edits, labels]) for _, text, edits, labels in held) + (
+            self.old_versions)
+
+    def compact(self) -> None:
+        """Rewrite the table and its indexes with live row versions only (``VACUUM FULL``, then
+        ``REINDEX``), as the table's owner. It locks the table for every user while it runs: seconds
+        at 100k rows, minutes at a million (SECURITY.md)."""
+        self.conn.execute("RESET ROLE")
+        try:
+            self.conn.execute("VACUUM (FULL, ANALYZE) memories")
+            self.conn.execute("REINDEX TABLE memories")
+        finally:
+            enter_as_user(self.conn, self.user_id)
+        self.old_versions = 0
 
     def history(self, id_or_fact: str, user_id: str | None = None) -> list[tuple[str, bool]]:
         """``(text, live?)`` oldest first: what memory ``id`` said and what replaced it, or every fact under a key."""
@@ -282,3 +322,15 @@ class PgMemoryStore:
         """The plan PostgreSQL chooses for a retrieval (``EXPLAIN``, no costs): index scan or sequential scan."""
         return explain_plan(self.conn, self.embedder.embed([require_text("query", query)])[0],
                             candidates=self.candidates)
+
+
+def _require_pattern(pattern: object) -> None:
+    if not isinstance(pattern, re.Pattern):
+        raise TypeError(f"pattern must be a compiled re.Pattern, got {type(pattern).__name__}")
+
+
+def _matching(pattern: re.Pattern, values: list) -> int:
+    """How many of ``values`` (texts, or JSON labels: their strings) ``pattern`` matches."""
+    strings = [v for v in values if isinstance(v, str)]
+    strings += [str(v) for labels in values if isinstance(labels, dict) for v in labels.values()]
+    return sum(1 for text in strings if pattern.search(text) or pattern.search(" ".join(text.split())))
