@@ -102,33 +102,6 @@ def check_predicted_turn(predicted_turn: object) -> str | None:
     return f"the context first passes the budget on turn {answer}"
 
 
-#: Exercise 11.2: every line the human block holds before turn 27, which must stay there.
-KEPT = ("name: Maya", "description: a booking app for my sister's yoga studio", "database: MySQL",
-        "backend language: Python", "backend: FastAPI", "requirement: coverage report", "test framework: pytest",
-        "framework: React", "auth method: JWT", "payments: Stripe")
-
-
-@answer_checker("block_limit")
-def check_block_limit(block_limit: object) -> str | None:
-    """Exercise 11.2: a ``block_limit`` at which the deadline (turn 27) no longer fits in core memory and
-    goes to archival storage, while every line up to ``payments: Stripe`` (``KEPT``) stays in the human block."""
-    if isinstance(block_limit, bool) or not isinstance(block_limit, Integral):
-        raise TypeError(f"block_limit must be a whole number of characters, got {block_limit!r}")
-    turns = run("project_30", 1000, int(block_limit))
-    human = turns[-1].core["human"].splitlines()
-    archived = [c["args"].get("content") for t in turns for c in t.tool_calls if c["name"] == "archival_memory_insert"]
-    missing = [line for line in KEPT if line not in human]
-    if missing:
-        return (f"with block_limit {block_limit} the human block lost {', '.join(missing)}: that is too small, "
-                "earlier facts went to archival storage too")
-    if "deadline: end of March" in human:
-        return (f"with block_limit {block_limit} the deadline still fits in the human block "
-                f"({len(turns[-1].core['human'])} characters at the end): make the block smaller")
-    if "deadline: end of March" not in archived:
-        return "the deadline is neither in the human block nor in archival storage"
-    return None
-
-
 # (sizes, room): the tokens of the queued messages, oldest first, and the tokens they may keep
 CUTS = [([10, 20, 30], 100), ([10, 20, 30], 50), ([10, 20, 30], 49), ([10, 20, 30], 29), ([40, 1, 1], 2),
         ([], 10), ([5], 0), ([35, 42, 28, 46, 31, 39], 120), ([206, 36, 42, 31, 35], 80)]
@@ -136,7 +109,7 @@ CUTS = [([10, 20, 30], 100), ([10, 20, 30], 50), ([10, 20, 30], 49), ([10, 20, 3
 
 @checker("oldest_to_evict")
 def check_oldest_to_evict(candidate: Callable) -> str | None:
-    """Exercise 11.3: ``oldest_to_evict(sizes, room)`` -> how many of the oldest messages must go for the rest
+    """Exercise 11.2: ``oldest_to_evict(sizes, room)`` -> how many of the oldest messages must go for the rest
     to fit in ``room`` tokens. Compared with ``MemoryAgent``'s own cut, which it may not call."""
     wants = [oldest_to_evict(list(sizes), room) for sizes, room in CUTS]
     with forbidding((agent_module, "oldest_to_evict"), (MemoryAgent, "__init__")):
