@@ -16,7 +16,7 @@ from teachmem.lab.unseen_conversations import buffer_conversation
 from teachmem.lessons.building import (class_checker, first_context_difference, own_code,
                                        show_source as show_source)
 from teachmem.lessons.common import (OKABE_ITO, after_prediction as after_prediction, answer_checker,
-                                     checker, differs, explore as explore, figure, first_problem,
+                                     checker, differs, explore as explore, first_problem,
                                      forbidding)
 from teachmem.memory.buffer import ConversationBuffer
 
@@ -161,21 +161,4 @@ def plot_buffer_cost(request_tokens: list[int], price_per_million: float = 3.0) 
     dollars = right.secondary_yaxis("right", functions=(lambda t: t * price_per_million / 1e6,
                                                          lambda d: d * 1e6 / price_per_million))
     dollars.set_ylabel(f"dollars at ${price_per_million:g}/M")
-    return fig
-
-
-def plot_estimators(texts: list[str], counters: dict, labels: list[str] | None = None) -> Figure:
-    """Bar chart: each estimator's token count for each text (``labels`` name the texts).
-
-    Taught in notebooks/01_conversation_buffer.ipynb.
-    """
-    fig, ax = figure(8, 3.4)
-    width = 0.8 / len(counters)
-    x = np.arange(len(texts))
-    for i, (name, count) in enumerate(counters.items()):
-        ax.bar(x + i * width, [count(t) for t in texts], width, label=name, color=OKABE_ITO[i])
-    labels = labels or [t if len(t) < 18 else t[:15] + "…" for t in texts]
-    ax.set_xticks(x + width * (len(counters) - 1) / 2, labels)
-    ax.set(ylabel="estimated tokens", title="Same text, different estimates")
-    ax.legend()
     return fig
