@@ -7,7 +7,6 @@ from __future__ import annotations
 from collections.abc import Callable
 from datetime import datetime
 
-import matplotlib.pyplot as plt
 import numpy as np
 from matplotlib.figure import Figure
 
@@ -74,9 +73,7 @@ def plot_similarity_heatmaps(matrices: dict, labels: list[str]) -> Figure:
     """One cosine-similarity heatmap per embedder, side by side (``matrices``: name -> n×n array), readable
     on a projector: the value written in each cell, a colour-blind-safe map, a colour bar that says what it means
     (a negative cosine, as unrelated as 0, is coloured as 0 and written as it is)."""
-    fig, axes = plt.subplots(1, len(matrices), figsize=(min(10.4, 3.1 * len(matrices) + 1.4), 4.6),
-                             layout="constrained", sharey=True)
-    plt.close(fig)
+    fig, axes = figure(min(10.4, 3.1 * len(matrices) + 1.4), 4.6, ncols=len(matrices), sharey=True)
     axes = np.atleast_1d(axes)
     n = len(labels)
     for ax, (name, sims) in zip(axes, matrices.items(), strict=True):
@@ -166,10 +163,8 @@ _NOT_COLUMNS = ("row", "rank", "text", "memory_type", "match", "score")
 
 
 def score_table(hits: list[dict], parts: tuple[str, ...] | None = None) -> str:
-    """``SemanticMemoryStore.explain`` hits as a table, one column per part of the score (``parts``
-    names those to show, all by default), numbers to three significant digits, each memory's text
-    wrapped, never cut. A hit's ``rank``, if it has one, replaces its place in the list.
-    """
+    """``SemanticMemoryStore.explain`` hits as a table, one column per part of the score (``parts``:
+    those to show, all by default), each memory's text wrapped; a hit's ``rank`` replaces its place."""
     if not hits:
         return "(no memories)"
     shown = [c for c in hits[0] if c not in _NOT_COLUMNS and (parts is None or c in parts)]
