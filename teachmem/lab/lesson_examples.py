@@ -82,8 +82,8 @@ def store_with_ages(memories, now: datetime, **options) -> SemanticMemoryStore:
 
 def answer_by_age(memories, question: str, now: datetime, days: int = 90,
                   decay_rate: float = 0.95) -> tuple[np.ndarray, np.ndarray, float]:
-    """The first memory's score for ``question`` if it were 0, 1, …, ``days`` days old, the others kept
-    at their ages; and the best score among the others (what it must beat to come first)."""
+    """The first memory's score for ``question`` if it were 0, 1, …, ``days`` days old, the others
+    kept at their ages; and the best score among the others (what it must beat to come first)."""
     (text, importance, _), *others = memories
     ages, scores = np.arange(days + 1), []
     for age in ages:

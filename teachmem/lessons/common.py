@@ -104,7 +104,7 @@ Runner = Callable[[str, Callable[[Any], "str | None"], Any], CheckResult]
 def checker(title: str, runner: Runner = run_check) -> Callable[[Callable[[Any], str | None]],
                                                                 Callable[[Any], CheckResult]]:
     """A printing checker from ``body(candidate)``: None when every case agrees, else a sentence
-    saying what differs. ``runner`` runs it: ``run_check``, ``run_answer`` or ``run_class_check``."""
+    saying what differs. ``runner``: ``run_check``, ``run_answer`` or ``run_class_check``."""
     def wrap(body: Callable[[Any], str | None]) -> Callable[[Any], CheckResult]:
         @functools.wraps(body)
         def run(candidate: Any) -> CheckResult:

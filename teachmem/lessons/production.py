@@ -15,8 +15,8 @@ from teachmem.lab.storage.pg_plan import plan_shape as plan_shape
 from teachmem.lab.storage.pg_store import remove_user as remove_user
 from teachmem.lab.storage.postgres import INSTALL_HINT, server_answers
 from teachmem.lab.storage.postgres import quiet_if_server_stopped as quiet_if_server_stopped
-from teachmem.lessons.common import (CheckResult, after_prediction as after_prediction, answer_checker,
-                                     prediction_problem, wrapped)
+from teachmem.lessons.common import (CheckResult, after_prediction as after_prediction,
+                                     answer_checker, prediction_problem, wrapped)
 
 try:
     import psycopg
@@ -101,8 +101,6 @@ def _index_query_problem(query: object, dsn: str) -> str | None:
 
 
 def check_index_query(query: object, dsn: str) -> CheckResult:
-    """Exercise 10.2: ``query`` (SQL with ``%(query)s``) finds the 5 items nearest a question through
-    the HNSW index of the checker's own table on ``dsn``, as exact cosine search in numpy does."""
-    if psycopg is None:
-        raise RuntimeError(f"this exercise needs psycopg and pgvector: {INSTALL_HINT}")
+    """Exercise 10.2: ``query`` (SQL with ``%(query)s``) finds the 5 items nearest a question
+    through the HNSW index of the checker's own table on ``dsn``, as exact cosine search does."""
     return answer_checker("nearest five through the index")(lambda q: _index_query_problem(q, dsn))(query)

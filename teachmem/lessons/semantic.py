@@ -163,8 +163,9 @@ _NOT_COLUMNS = ("row", "rank", "text", "memory_type", "match", "score")
 
 
 def score_table(hits: list[dict], parts: tuple[str, ...] | None = None) -> str:
-    """``SemanticMemoryStore.explain`` hits as a table, one column per part of the score (``parts``:
-    those to show, all by default), each memory's text wrapped; a hit's ``rank`` replaces its place."""
+    """``SemanticMemoryStore.explain`` hits as a table, one column per part of the score
+    (``parts``: those to show, all by default), each memory's text wrapped; a hit's ``rank``
+    replaces its place."""
     if not hits:
         return "(no memories)"
     shown = [c for c in hits[0] if c not in _NOT_COLUMNS and (parts is None or c in parts)]

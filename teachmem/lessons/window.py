@@ -206,8 +206,8 @@ def fact_line(fact: Fact, mentioned: bool, turn: int) -> str:
 
 
 def plot_window_membership(membership: np.ndarray, title: str, mark_turns: dict | None = None) -> Figure:
-    """Which earlier turns (y) are in the context at each turn (x): ``membership[i, j]`` is True when
-    message j+1 is sent after message i+1. ``mark_turns`` labels rows, e.g. ``{3: "PostgreSQL"}``."""
+    """Which earlier turns (y) are in the context at each turn (x): ``membership[i, j]`` is True
+    when message j+1 is sent after message i+1; ``mark_turns`` labels rows ({3: "PostgreSQL"})."""
     n = membership.shape[0]
     said = np.tril(np.ones((n, n), dtype=int))             # message j has been said once the conversation reaches i
     state = (said + membership.astype(int) * (said > 0)).T  # 0 not said yet, 1 said but not sent, 2 sent

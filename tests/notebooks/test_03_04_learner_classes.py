@@ -109,7 +109,7 @@ def test_03_wrong_versions_fail_each_with_its_own_one_line_message(capsys):
     assert len(set(messages)) == 3
     assert "stops after 1 messages" in messages[0]         # the kept messages are missing
     assert "0 model call(s) so far, SummaryMemory 1" in messages[1]
-    assert "message 1 should be 'system: CONVERSATION SUMMARY" in messages[2]   # the summary differs
+    assert "message 1 should be 'system: CONVERSATION SUMMARY" in messages[2]   # the summary
 
 
 def test_03_two_summaries_that_part_past_the_cut_are_shown_from_where_they_part():

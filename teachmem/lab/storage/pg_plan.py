@@ -35,7 +35,8 @@ def plan_nodes(conn, query: str, params: dict) -> list[str]:
     """The operations of ``query``'s plan (``Index Scan using …``, ``Sort``…), no costs."""
     plan = conn.execute("EXPLAIN (COSTS OFF) " + query, params)
     shape = plan_shape([line[0] for line in plan], None)
-    return [line.strip().removeprefix("->").strip() for line in shape.splitlines() if ":" not in line]
+    nodes = [line for line in shape.splitlines() if ":" not in line]
+    return [line.strip().removeprefix("->").strip() for line in nodes]
 
 
 def clustered_vectors(count: int, questions: int, dim: int) -> tuple[np.ndarray, np.ndarray]:
@@ -56,7 +57,8 @@ def run_on_indexed_vectors(conn, query: str, items: np.ndarray,
     ``%(query)s`` the first question) and its rows' first column for each question."""
     conn.execute("CREATE EXTENSION IF NOT EXISTS vector")
     register_vector(conn)
-    conn.execute(f"CREATE TEMP TABLE items (id integer PRIMARY KEY, embedding vector({items.shape[1]}))")
+    dim = items.shape[1]
+    conn.execute(f"CREATE TEMP TABLE items (id integer PRIMARY KEY, embedding vector({dim}))")
     with conn.cursor() as cursor:
         rows = list(enumerate(items.astype(np.float32)))
         cursor.executemany("INSERT INTO items VALUES (%s, %s)", rows)
