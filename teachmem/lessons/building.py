@@ -1,10 +1,8 @@
 """Checking a strategy class the learner built (notebooks 01–06), and showing the library's own.
 
-A *class checker* runs the learner's class and the library's strategy on the same conversations,
-made for the check and never shown, and prints one line: ✓ passed, ✗ the first difference, or
-○ not implemented yet. The learner's code runs inside ``own_code()``: a class that makes or calls
-a teachmem strategy, or inherits one, fails and is told to write the steps itself.
-``show_source`` then prints the library's code by named symbol, for the learner to compare.
+A *class checker* replays the learner's class beside the library's strategy on conversations the
+learner has not seen and prints one line: ✓ passed, ✗ the first difference, or ○ not implemented
+yet. A class that makes, calls or inherits a teachmem strategy fails (``own_code``).
 """
 from __future__ import annotations
 

@@ -19,8 +19,8 @@ from teachmem.core.tokens import count_message_tokens
 from teachmem.lab.replay import Replay, comparison_strategies, lesson_strategies
 from teachmem.lab.replay import replay as replay_scenario
 from teachmem.lab.scenarios import Turn, load_scenario
-from teachmem.lessons.common import (OKABE_ITO, after_prediction as after_prediction, answer_checker, checker,
-                                     differs, explore as explore, figure, first_problem, wrapped as wrapped)
+from teachmem.lessons.common import (OKABE_ITO, after_prediction as after_prediction, answer_checker,
+                                     checker, differs, figure, first_problem)
 from teachmem.memory.buffer import ConversationBuffer
 from teachmem.memory.window import SlidingWindowMemory
 
