@@ -1,12 +1,14 @@
 """The small made-up examples notebooks 03–06 show besides the scenarios, and the memories built
 from them: messages folded into a summary, messages to predict an extraction from, memories of
-different ages, wordings of one preference to merge, a hybrid manager on a tight budget. The
-exercises' checkers use the same data.
+different ages (and the first one's score as it ages), wordings of one preference to merge, a
+hybrid manager on a tight budget. The exercises' checkers use the same data.
 """
 from __future__ import annotations
 
 import functools
 from datetime import datetime, timedelta
+
+import numpy as np
 
 from teachmem.lab.replay import feed
 from teachmem.lab.scenarios import Fact, load_scenario
@@ -76,6 +78,27 @@ def store_with_ages(memories, now: datetime, **options) -> SemanticMemoryStore:
     for text, importance, days_old in memories:
         store.store(text, importance=importance, timestamp=now - timedelta(days=days_old))
     return store
+
+
+def answer_by_age(memories, question: str, now: datetime, days: int = 90,
+                  decay_rate: float = 0.95) -> tuple[np.ndarray, np.ndarray, float]:
+    """The first memory's score for ``question`` if it were 0, 1, …, ``days`` days old, the others
+    kept at their ages; and the best score among the others (what it must beat to come first)."""
+    (text, importance, _), *others = memories
+    ages, scores = np.arange(days + 1), []
+    for age in ages:
+        store = store_with_ages([(text, importance, int(age)), *others], now, decay_rate=decay_rate)
+        scores.append(store.scores(question, now)[0]["score"])
+    return ages, np.array([s[0] for s in scores]), float(scores[0][1:].max())
+
+
+def burial_day(memories, question: str, now: datetime, decay_rate: float = 0.95,
+               days: int = 365) -> int | None:
+    """The first age (whole days) at which the first memory no longer ranks first, or None within
+    ``days``."""
+    ages, scores, rival = answer_by_age(memories, question, now, days, decay_rate)
+    buried = np.flatnonzero(scores < rival)
+    return int(ages[buried[0]]) if buried.size else None
 
 
 # ---------------------------------------------------------------- 05b: merging near-duplicates

@@ -1,10 +1,8 @@
 """Checking a strategy class the learner built (notebooks 01–06), and showing the library's own.
 
-A *class checker* runs the learner's class and the library's strategy on the same conversations,
-made for the check and never shown, and prints one line: ✓ passed, ✗ the first difference, or
-○ not implemented yet. The learner's code runs inside ``own_code()``: a class that makes or calls
-a teachmem strategy, or inherits one, fails and is told to write the steps itself.
-``show_source`` then prints the library's code by named symbol, for the learner to compare.
+A *class checker* replays the learner's class beside the library's strategy on conversations the
+learner has not seen and prints one line: ✓ passed, ✗ the first difference, or ○ not implemented
+yet. A class that makes, calls or inherits a teachmem strategy fails (``own_code``).
 """
 from __future__ import annotations
 
@@ -24,11 +22,8 @@ PACKAGE_ROOT = Path(memory_package.__file__).resolve().parent.parent
 
 @contextmanager
 def own_code() -> Iterator[None]:
-    """Inside the block, making or using any teachmem strategy raises ``DoneByTeachmem``.
-
-    A class checker works out the library's answers first, then runs the learner's class inside
-    this block: a class that wraps a ``SlidingWindowMemory`` (or calls its methods) fails.
-    """
+    """Inside the block, making or using any teachmem strategy raises ``DoneByTeachmem``: a class
+    checker runs the learner's class in it, after working out the library's answers."""
     verbs = ("__init__", "add", "context")
     targets = [(c, verb) for c in strategy_classes() for verb in verbs if verb in vars(c)]
     with forbidding(*targets):
@@ -52,20 +47,39 @@ def class_checker(title: str) -> Callable[[Callable[[Any], str | None]], Callabl
     return checker(title, run_class_check)
 
 
-def first_context_difference(case: str, got: list[dict], want: list[dict]) -> str | None:
+def first_context_difference(case: str, got: Any, want: list[dict]) -> str | None:
     """None if two ``context()`` answers are the same messages, else one sentence naming the first
     message that differs (or the one missing or extra), cut to fit one line."""
+    if not isinstance(got, list):
+        return f"{case}, context() should return a list of messages, got {type(got).__name__}"
     if got == want:
         return None
     for index, (mine, theirs) in enumerate(zip(got, want, strict=False)):
         if mine != theirs:
-            return (f"{case}, message {index + 1} should be {short(_said(theirs), 45)!r}, "
-                    f"yours is {short(_said(mine), 45)!r}")
+            return f"{case}, message {index + 1} {_message_difference(mine, theirs)}"
     if len(got) < len(want):
         return f"{case}, your context() stops after {len(got)} messages; it should also send " \
                f"{short(_said(want[len(got)]), 45)!r}"
     return f"{case}, your context() sends {len(got) - len(want)} message(s) too many, " \
            f"starting with {short(_said(got[len(want)]), 45)!r}"
+
+
+def _message_difference(mine: Any, theirs: dict) -> str:
+    """The two messages cut short; or, when they part past the cut, their words from there."""
+    said, wanted = _said(mine), _said(theirs)
+    if short(said, 45) != short(wanted, 45):
+        return f"should be {short(wanted, 45)!r}, yours is {short(said, 45)!r}"
+    yours, ours = str(mine.get("content")), theirs["content"]     # same role: the cut shows it
+    shorter = min(len(yours.split()), len(ours.split()))
+    pairs = zip(yours.split(), ours.split(), strict=False)
+    start = next((i for i, (a, b) in enumerate(pairs) if a != b), shorter)
+    return (f"({theirs['role']}) should read {_words_from(ours, start)!r} at word {start + 1}, "
+            f"yours reads {_words_from(yours, start)!r}")
+
+
+def _words_from(text: str, start: int) -> str:
+    shown = " ".join(text.split()[max(start - 2, 0):start + 6])
+    return short(shown, 45) if shown else "(nothing)"
 
 
 def _said(message: Any) -> str:
@@ -76,10 +90,7 @@ def _said(message: Any) -> str:
 
 def show_source(*symbols: Any) -> None:
     """Print the library's own code for each symbol (a class, function or method), under the
-    name of the file it is in: what a notebook shows after the learner has written theirs.
-
-    By named symbol, never by line numbers, so an edit elsewhere in the file changes nothing here.
-    """
+    name of its file: by named symbol, never by line numbers, so edits elsewhere change nothing."""
     for symbol in symbols:
         path = Path(inspect.getsourcefile(symbol) or "?")
         where = path.relative_to(PACKAGE_ROOT.parent) if path.is_relative_to(PACKAGE_ROOT) else path

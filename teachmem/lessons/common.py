@@ -1,12 +1,8 @@
 """What every lesson module shares: the checker machinery, the ``explore`` widget, the figure helper.
 
 A *checker* runs the learner's function on cases whose answers are known and prints one line:
-✓ passed, ✗ what differs for which input, or ○ not implemented yet for a stub that still raises
-``NotImplementedError`` (so the notebook runs top to bottom). It returns a ``CheckResult``, true
-only on a pass, so tests can prove it passes a right answer and fails a wrong one.
-
-A *view* is a plain function that returns text; ``explore`` puts controls above it. Tests call the
-view for every slider position; notebooks call it once more, so the page reads on GitHub.
+✓ passed, ✗ what differs for which input, or ○ not implemented yet (a stub still raising
+``NotImplementedError``). A *view* is a function that returns text; ``explore`` adds controls.
 """
 from __future__ import annotations
 
@@ -24,7 +20,6 @@ from typing import Any
 import ipywidgets
 from IPython.display import display
 import matplotlib.pyplot as plt
-from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 
 
@@ -108,10 +103,8 @@ Runner = Callable[[str, Callable[[Any], "str | None"], Any], CheckResult]
 
 def checker(title: str, runner: Runner = run_check) -> Callable[[Callable[[Any], str | None]],
                                                                 Callable[[Any], CheckResult]]:
-    """Turn ``body(candidate)``, None when every case agrees, else a sentence saying what differs for
-    which input, into a printing checker. ``runner`` runs it and reports: ``run_check`` for a
-    function, ``run_answer`` for a value, ``building.run_class_check`` for a class the learner wrote.
-    """
+    """A printing checker from ``body(candidate)``: None when every case agrees, else a sentence
+    saying what differs. ``runner``: ``run_check``, ``run_answer`` or ``run_class_check``."""
     def wrap(body: Callable[[Any], str | None]) -> Callable[[Any], CheckResult]:
         @functools.wraps(body)
         def run(candidate: Any) -> CheckResult:
@@ -127,12 +120,8 @@ def unanswered(value: Any) -> bool:
 
 @contextmanager
 def after_prediction(prediction: Any) -> Iterator[Callable[[Figure], None]]:
-    """Run the block either way; what it prints and shows appears only once ``prediction`` is written.
-
-    A predict-then-run cell is stored with its placeholder, so its saved output must not give the answer
-    away: until the prediction is written, the block still runs (a broken cell still fails) but its printed
-    lines and figures are dropped, and one line says why. The block receives ``show``, which displays a
-    figure a plot helper returned (``with after_prediction(guess) as show: show(plot(...))``).
+    """Run the block either way; what it prints and shows (``show(figure)``) appears only once
+    ``prediction`` is written, so a cell stored with its placeholder does not give the answer away.
 
     >>> with after_prediction(...):
     ...     print("the answer is 42")
@@ -214,20 +203,16 @@ def close(case: str, got: Any, want: Any, tol: float = 1e-9) -> str | None:
 
 # ---------------------------------------------------------------- views and widgets
 class Explorer(ipywidgets.VBox):
-    """The box ``explore`` returns. A saved notebook keeps no live widgets, so where one was, a notebook not
-    yet run shows this box's text instead of the controls: it says what to do."""
+    """The box ``explore`` returns; a notebook not yet run shows its text where the controls go."""
 
     def __repr__(self) -> str:
         return "Run this cell to get the controls; what they change is shown below them."
 
 
 def explore(view: Callable[..., str], **controls: Any) -> Explorer:
-    """Controls above, ``view(**values)`` printed below, re-rendered on every change.
-
-    ``controls`` maps each argument of ``view`` to a widget or to a fixed value. The text goes
-    straight into the Output widget's state, not through ``print``, so the stored output is the
-    same whether the notebook ran in JupyterLab, by nbclient or under nbval.
-    """
+    """Controls above, ``view(**values)`` printed below, re-rendered on every change. ``controls``
+    maps each argument of ``view`` to a widget or a fixed value. The text goes straight into the
+    Output widget's state, so the stored output is the same in JupyterLab, nbclient and nbval."""
     live = {name: c for name, c in controls.items() if isinstance(c, ipywidgets.ValueWidget)}
     out = ipywidgets.Output()
 
@@ -274,9 +259,10 @@ def short(text: str, width: int = 60) -> str:
 
 
 # ---------------------------------------------------------------- figures
-def figure(width: float = 7, height: float = 3.6) -> tuple[Figure, Axes]:
-    """A new figure and its axes, already closed: the notebook displays the returned figure itself."""
-    fig, ax = plt.subplots(figsize=(width, height), layout="constrained")
+def figure(width: float = 7, height: float = 3.6, **grid: Any) -> tuple[Figure, Any]:
+    """A new figure and its axes (an array of them for a ``grid`` such as ``ncols=3``), already
+    closed: the notebook displays the returned figure itself."""
+    fig, ax = plt.subplots(figsize=(width, height), layout="constrained", **grid)
     plt.close(fig)
     return fig, ax
 
@@ -286,12 +272,8 @@ OKABE_ITO = ("#0072B2", "#E69F00", "#009E73", "#CC79A7", "#56B4E9", "#D55E00", "
 
 
 def prediction_problem(prediction: Any, actual: Any, why: str) -> str | None:
-    """For an ``answer_checker`` of a prediction: None when ``prediction`` equals ``actual``, else a sentence.
-
-    A prediction is a plain value written by hand (a set of names, a word, a whole number): code that
-    computes it is not one, and says so. ``why`` explains the answer; it is printed after a right
-    prediction too, since the reason is the point.
-    """
+    """None when ``prediction``, a value written by hand (not code), equals ``actual``, else a
+    sentence; ``why``, the reason, is printed after a right prediction too."""
     if callable(prediction) or type(prediction) is not type(actual):
         return _wrong_kind(prediction, type(actual))
     if prediction != actual:

