@@ -161,9 +161,7 @@ def retention_view(memory, start: datetime, days_later: int, message_days: int, 
     Messages live ``message_days``, anything with personal data at most
     ``pii_days``, facts forever. Nothing is removed: the view only asks the
     policy (``teachmem.lab.governance.RetentionPolicy``), so every slider position
-    shows the same memory.
-
-    Taught in notebooks/09_persistence_and_governance.ipynb.
+    shows the same memory. ``RetentionWidget`` draws it under its sliders.
     """
     now = start + timedelta(days=days_later)
     policy = RetentionPolicy({"message": message_days, "fact": None}, pii=pii_days)

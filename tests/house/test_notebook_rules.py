@@ -30,10 +30,12 @@ MAX_MINUTES = 60
 # and its figure may only go down until it is split or trimmed to the hour. No notebook may join.
 # (06 and 09 rose by a minute when their views came to wrap memory text instead of cutting it: issue 25.)
 NOT_YET_WITHIN_AN_HOUR = {
-    "04_entity_memory.ipynb": 73, "05_semantic_memory.ipynb": 82, "05b_semantic_upkeep.ipynb": 73,
-    "07_compare_strategies.ipynb": 85, "08_evaluate_memory.ipynb": 75,
-    "08b_evaluate_on_locomo.ipynb": 65, "09_persistence_and_governance.ipynb": 74,
-    "12_reflection_and_experience.ipynb": 73,
+    "04_entity_memory.ipynb": 73,
+    "05_semantic_memory.ipynb": 82,
+    "05b_semantic_upkeep.ipynb": 73,
+    "07_compare_strategies.ipynb": 85,
+    "08_evaluate_memory.ipynb": 75,
+    "08b_evaluate_on_locomo.ipynb": 65,
 }
 MAX_PLOT_PX = 1100
 INSIDER = re.compile(r"\bseed\s*\d{3}\b|\bthe article\b|like_the_article|\bseeds?/", re.IGNORECASE)
