@@ -2,8 +2,6 @@
 
 An extractor rewrites what was said ("I live in Lisbon" -> "lives in lisbon"), so the fact is rarely
 a substring of the message; its words, found in order by their stems, still say where it came from.
-
-Taught in notebooks/05_semantic_memory.ipynb.
 """
 from __future__ import annotations
 

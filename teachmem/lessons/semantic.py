@@ -10,7 +10,6 @@ from datetime import datetime
 import numpy as np
 from matplotlib.figure import Figure
 
-from teachmem.lab.evaluation.recall_over_time import FedReport
 from teachmem.lab.lesson_examples import WIFI_MEMORIES, WIFI_NOW, WIFI_QUESTION
 from teachmem.lab.lesson_examples import answer_by_age as answer_by_age, burial_day
 from teachmem.lab.lesson_examples import store_with_ages as store_with_ages
@@ -223,20 +222,4 @@ def plot_burial(memories, question: str, now: datetime, days: int = 90, decay_ra
     ax.set(title=f"{question!r}: the answer's score as it ages (decay {decay_rate} a day)",
            xlabel="age of the answer (days since stored)", ylabel="score = relevance × importance × decay")
     ax.legend(fontsize=9)
-    return fig
-
-
-# ---------------------------------------------------------------- months later
-def plot_early_recall(reports: dict[str, FedReport]) -> Figure:
-    """Strict recall@k against k, one line per scoring: how many of the messages that answer the
-    top k hold."""
-    fig, ax = figure(8, 3.6)
-    for (name, report), colour, marker in zip(reports.items(), OKABE_ITO, "osd^", strict=False):
-        ks = list(report.ks)
-        ax.plot(ks, [report.recall(f"strict@{k}") or 0.0 for k in ks], color=colour, marker=marker, lw=2,
-                label=f'scoring="{name}"')
-    ax.set_xticks(list(next(iter(reports.values())).ks) if reports else [])
-    ax.set(title="Questions about the first sessions, asked months later", xlabel="k (memories retrieved)",
-           ylabel="share of the answering messages in the top k", ylim=(-0.03, 1.03))
-    ax.legend(title="store ranked by")
     return fig

@@ -21,8 +21,6 @@ from teachmem.lab.evaluation.locomo import LONG_CONVERSATIONS, LocomoError, load
 from teachmem.lab.evaluation.scenario_scores import evaluate
 from teachmem.lab.evaluation.recall_over_time import (budget_recall, by_evidence_session, early_recall, fed_recall,
                                                      halves, session_time, tolerant_recall)
-from teachmem.lessons import semantic as lesson
-from teachmem.lessons.common import OKABE_ITO
 from teachmem.memory.semantic import SCORINGS, SemanticMemoryStore, half_life_score
 
 START = datetime(2025, 1, 1, 9, 0)
@@ -185,15 +183,11 @@ def test_over_months_of_sessions_the_default_answers_what_the_product_cannot():
     assert board.metrics("product")["probe_accuracy"] == 0.0
 
 
-def test_the_lesson_measures_early_evidence_and_plots_it(conversations, first_three):
+def test_early_recall_measures_early_evidence(conversations, first_three):
     old = early_recall(first_three, ks=(10,))
     assert old["product"].recall("strict@10") == 0.0 and old["half_life"].recall("strict@10") >= 0.85
     reports = early_recall(conversations, ks=(1, 10))
     assert reports["product"].recall("strict@10") == 0.0 and reports["half_life"].recall("strict@10") >= 0.65
-    fig = lesson.plot_early_recall(reports)
-    ax = fig.axes[0]
-    assert fig.get_size_inches()[0] * fig.dpi <= 1100 and ax.get_legend() is not None
-    assert [line.get_color() for line in ax.lines] == list(OKABE_ITO[:2])
 
 
 def test_session_time_reads_locomo_dates_and_names_a_bad_one():

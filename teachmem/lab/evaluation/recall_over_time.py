@@ -208,10 +208,7 @@ def fed_recall(conversations: Sequence[LocomoConversation], make_store: Callable
 def early_recall(conversations: Sequence[LocomoConversation], scorings: tuple[str, ...] = ("product", "half_life"),
                  ks: tuple[int, ...] = (1, 3, 5, 10, 20)) -> dict[str, FedReport]:
     """For each scoring, ``fed_recall`` of the questions about the first four sessions (``by_evidence_session``),
-    each turn added on its session's real date, the questions asked after the last session.
-
-    Taught in notebooks/05_semantic_memory.ipynb.
-    """
+    each turn added on its session's real date, the questions asked after the last session."""
     early = by_evidence_session(conversations, 1, 4)
     return {s: fed_recall(early, partial(_store_on, scoring=s), ks, (1000,)) for s in scorings}
 
