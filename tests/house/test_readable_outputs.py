@@ -119,7 +119,6 @@ def _name(path: Path) -> str:
 NOT_YET_READABLE: dict[tuple[str, int], set[str]] = {
     ("02_sliding_window.ipynb", 21): {"cut"},
     ("07_compare_strategies.ipynb", 2): {"cut"},
-    ("07_compare_strategies.ipynb", 8): {"cut"},
     ("07_compare_strategies.ipynb", 14): {"cut"},
     ("07_compare_strategies.ipynb", 16): {"cut"},
 }
