@@ -7,11 +7,9 @@ from __future__ import annotations
 import textwrap
 from collections.abc import Callable
 
-import numpy as np
 from matplotlib.figure import Figure
-from matplotlib.patches import Patch
 
-from teachmem.lab.evaluation.scenario_scores import METRICS, Scoreboard, default_strategies, evaluate
+from teachmem.lab.evaluation.scenario_scores import Scoreboard, default_strategies, evaluate
 from teachmem.lab.replay import replay
 from teachmem.lab.scenarios import DATA, Scenario, load_scenario
 from teachmem.lessons.common import (OKABE_ITO, OUTPUT_WIDTH, after_prediction as after_prediction, answer_checker,
@@ -127,36 +125,6 @@ def probe_view(board: Scoreboard, scenario: str, strategy: str) -> str:
     lines.append(f"after the last turn, asked each current fact's own question: "
                  f"{sum(result.end.values())} of {len(result.end)} brought up")
     return "\n".join(lines + _rows([f"{mark(ok)} {value[i]}" for i, ok in result.end.items()]))
-
-
-def plot_scoreboard(board: Scoreboard, metrics: tuple[str, ...] = ("probe_accuracy", "end_accuracy",
-                                                                    "recall_precision", "stale_leakage",
-                                                                    "bloat")) -> Figure:
-    """One panel per metric: a bar per strategy (best first), averaged over the board's scenarios,
-    green where higher is better and orange where lower is, each bar with its value."""
-    labels = {name: (label, up) for name, label, up in METRICS}
-    colours = {True: OKABE_ITO[2], False: OKABE_ITO[5]}          # bluish green, vermillion
-    order = board.ranking()
-    fig, axes = figure(10.5, 0.42 * len(order) + 1.9, ncols=len(metrics), sharey=True)
-    y = np.arange(len(order))[::-1]
-    for ax, name in zip(np.atleast_1d(axes), metrics, strict=True):
-        values = [board.metrics(s)[name] for s in order]
-        label, up = labels[name]
-        ax.barh(y, [0 if v is None else v for v in values], color=colours[up])
-        for yi, v in zip(y, values, strict=True):
-            inside = v is not None and v > 0.75         # a long bar carries its value inside, in white
-            ax.text(0.02 if v is None else (v - 0.03 if inside else v + 0.03), yi, "–" if v is None else f"{v:.2f}",
-                    va="center", ha="right" if inside else "left", color="white" if inside else "black", fontsize=10)
-        ax.set_title(f"{name.replace('_', ' ')} {'↑' if up else '↓'}", fontsize=11)
-        ax.set_xlim(0, 1)
-        ax.set_xticks([0, 0.5, 1])
-        ax.tick_params(labelsize=10)
-    np.atleast_1d(axes)[0].set_yticks(y, order, fontsize=11)
-    handles = [Patch(color=colours[True], label="higher is better (↑)"),
-               Patch(color=colours[False], label="lower is better (↓)")]
-    fig.legend(handles=handles, loc="outside lower center", ncols=2, fontsize=10, frameon=False)
-    fig.suptitle("The scoreboard: mean over the scenarios, best strategy on top", fontsize=12)
-    return fig
 
 
 def plot_cost_vs_quality(board: Scoreboard, quality: str = "probe_accuracy") -> Figure:

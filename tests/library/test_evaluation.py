@@ -14,7 +14,7 @@ from teachmem.core.clock import ManualClock
 from teachmem.lab.evaluation.scenario_scores import (METRICS, Scoreboard, duplicate_fraction, evaluate, load_scenarios,
                                recall_coverage, recall_precision, text_table)
 from teachmem.lab.evaluation.scoreboard import LEAKS_AND_COSTS, REMEMBERS, three_digits
-from teachmem.lessons.evaluate_memory import plot_cost_vs_quality, plot_scoreboard, probe_view
+from teachmem.lessons.evaluate_memory import plot_cost_vs_quality, probe_view
 from teachmem.lab.replay import replay
 from teachmem.lab.scenarios import Scenario
 from teachmem.core.tokens import estimate_tokens
@@ -351,7 +351,6 @@ def test_probe_view_in_a_widget(board):
 
 
 def test_plots_return_figures(board):
-    assert isinstance(plot_scoreboard(board), matplotlib.figure.Figure)
     fig = plot_cost_vs_quality(board)
     assert isinstance(fig, matplotlib.figure.Figure)
     assert sorted(t.get_text() for t in fig.axes[0].texts) == sorted(board.strategies)
