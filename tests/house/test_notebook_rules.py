@@ -25,14 +25,6 @@ import estimate_time  # noqa: E402
 
 LESSONS = sorted((ROOT / "notebooks").glob("[0-9][0-9]*.ipynb"))
 MAX_MINUTES = 60
-# Notebooks that, by the calibrated yardstick (tools/estimate_time.py, which counts reading code and
-# outputs, Try it, Think! and predictions), still need more than an hour: each states its true time,
-# and its figure may only go down until it is split or trimmed to the hour. No notebook may join.
-# (06 and 09 rose by a minute when their views came to wrap memory text instead of cutting it: issue 25.)
-NOT_YET_WITHIN_AN_HOUR = {
-    "04_entity_memory.ipynb": 73,
-    "08b_evaluate_on_locomo.ipynb": 65,
-}
 MAX_PLOT_PX = 1100
 INSIDER = re.compile(r"\bseed\s*\d{3}\b|\bthe article\b|like_the_article|\bseeds?/", re.IGNORECASE)
 MACHINE_PATH = re.compile(r"(/work/|/root/|/home/\w+/|/tmp/|site-packages|\.venv/)")
@@ -70,15 +62,9 @@ def test_the_stated_time_is_the_estimate_and_at_most_an_hour(path):
     estimate = estimate_time.estimate(path)
     assert estimate.stated == estimate.minutes, (
         f"{path.name} states {estimate.stated} minutes; tools/estimate_time.py estimates {estimate.minutes}")
-    most = NOT_YET_WITHIN_AN_HOUR.get(path.name, MAX_MINUTES)
-    assert estimate.minutes <= most, f"{path.name} needs {estimate.minutes} minutes: more than {most}"
-
-
-def test_the_notebooks_not_yet_within_an_hour_are_over_it_and_exist():
-    names = {path.name for path in LESSONS}
-    assert set(NOT_YET_WITHIN_AN_HOUR) <= names
-    assert all(estimate_time.estimate(ROOT / "notebooks" / name).minutes > MAX_MINUTES
-               for name in NOT_YET_WITHIN_AN_HOUR), "a notebook now within the hour leaves the table"
+    assert estimate.minutes <= MAX_MINUTES, (
+        f"{path.name} needs {estimate.minutes} minutes by the calibrated yardstick: more than "
+        f"{MAX_MINUTES}; trim or split it")
 
 
 @pytest.mark.parametrize("path", LESSONS, ids=lambda p: p.stem)
