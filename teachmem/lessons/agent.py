@@ -13,7 +13,7 @@ from teachmem.lab.evaluation.scenario_scores import evaluate
 from teachmem.lab.replay import AgentTurn, agent_turns, replay
 from teachmem.lab.scenarios import Scenario
 from teachmem.lessons.common import (OKABE_ITO, after_prediction as after_prediction, answer_checker, checker,
-                                     differs, explore as explore, figure, first_problem, forbidding, wrapped)
+                                     differs, explore as explore, figure, forbidding, wrapped)
 from teachmem.memory import agent as agent_module
 from teachmem.memory.agent import WARN_AT, MemoryAgent, oldest_to_evict
 from teachmem.memory.hybrid import HybridMemoryManager
@@ -113,7 +113,15 @@ def check_oldest_to_evict(candidate: Callable) -> str | None:
     to fit in ``room`` tokens. Compared with ``MemoryAgent``'s own cut, which it may not call."""
     wants = [oldest_to_evict(list(sizes), room) for sizes, room in CUTS]
     with forbidding((agent_module, "oldest_to_evict"), (MemoryAgent, "__init__")):
-        problem = first_problem(differs(f"sizes {sizes} and room {room}", candidate(list(sizes), room), want)
-                                for (sizes, room), want in zip(CUTS, wants, strict=True))
-    return problem and (f"{problem}: evict as few of the oldest as you can, so that what stays adds up to at "
-                        "most room (exactly room fits)")
+        for (sizes, room), want in zip(CUTS, wants, strict=True):
+            got = candidate(list(sizes), room)
+            problem = differs(f"sizes {sizes} and room {room}", got, want)
+            if problem:
+                break
+        else:
+            return None
+    if isinstance(got, int) and not isinstance(got, bool) and 0 <= got < want:
+        kept = sizes[got:]
+        return f"{problem}: the {kept} that stay add up to {sum(kept)}, over room {room}: evict more"
+    return (f"{problem}: evict as few of the oldest as you can, so that what stays adds up to at "
+            "most room (exactly room fits)")

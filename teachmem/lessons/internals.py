@@ -43,7 +43,7 @@ def _where_it_stays(left: list[str], folded: bool, zeroing: bool, statements: li
                 "row in its freed space. Which setting overwrites freed space with zeros?")
     if folded:
         return (start + "a checkpoint folded the log back into notes.db, but did not empty it: the log still holds the "
-                "old page. A checkpoint has several modes; which one also truncates the log?"
+                "old page. A checkpoint has several modes; which one leaves the log empty as well?"
                 + ("" if zeroing else " And secure_delete is off, so notes.db keeps the row in its freed space too."))
     if any("vacuum" in statement.lower() for statement in statements):
         return (start + "VACUUM rebuilt the database, but in WAL mode its new pages go into the log, after the old page "

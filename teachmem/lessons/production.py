@@ -57,8 +57,11 @@ def check_rls_prediction(prediction: object, dsn: str | None = None) -> CheckRes
 SORTS_EVERY_ROW = ("the plan still sorts every row: the index only hands rows over by the distance operator "
                    "it was built for, nearest first. What does your ORDER BY sort by?")
 EVERY_ROW = "your query returns every row; the index stops early only when told how many"
-OTHER_DISTANCE = ("the plan sorts every row by <->, the Euclidean distance: this index was built for <=>, the "
+OTHER_DISTANCE = ("the plan sorts every row by {op}, {name}: this index was built for <=>, the "
                   "cosine distance (vector_cosine_ops), and hands rows over by that operator only.")
+DISTANCES = {"<->": "the Euclidean distance", "<#>": "the negative inner product", "<+>": "the L1 distance"}
+FARTHEST_FIRST = ("the plan sorts every row by <=> with DESC, farthest first: the index hands rows over "
+                  "nearest first only.")
 
 
 def _run_on_items(query: str, dsn: str) -> tuple[list[str], list[list]] | str:
@@ -90,7 +93,13 @@ def _index_query_problem(query: object, dsn: str) -> str | None:
     if len(found[0]) > len(exact[0]) and not nodes[0].startswith("Limit"):
         return EVERY_ROW
     if not any(node.startswith("Index Scan using items_embedding_idx") for node in nodes):
-        hint = OTHER_DISTANCE if "<->" in query else SORTS_EVERY_ROW
+        other = next((op for op in DISTANCES if op in query), None)
+        if other:
+            hint = OTHER_DISTANCE.format(op=other, name=DISTANCES[other])
+        elif re.search(r"order\s+by\s+[\w.]*embedding\s*<=>\s*%\(query\)s\s+desc", query, re.IGNORECASE):
+            hint = FARTHEST_FIRST
+        else:
+            hint = SORTS_EVERY_ROW
         return f"the plan is {' → '.join(nodes)}: the HNSW index is not used, and {hint}"
     if not all(isinstance(value, int) for value in found[0]):
         return "the query returns something other than the ids: select id (the five nearest, nearest first)"

@@ -35,6 +35,10 @@ def test_10_2_a_query_the_index_can_serve(pg_dsn, capsys):
     euclidean = "SELECT id FROM items ORDER BY embedding <-> %(query)s LIMIT 5"        # no index for <->
     said = fails(lesson.check_index_query(euclidean, pg_dsn), capsys)
     assert "not used" in said and "sorts every row" in said
+    inner = "SELECT id FROM items ORDER BY embedding <#> %(query)s LIMIT 5"          # nor for <#>
+    assert "<#>, the negative inner product" in fails(lesson.check_index_query(inner, pg_dsn), capsys)
+    farthest = "SELECT id FROM items ORDER BY embedding <=> %(query)s DESC LIMIT 5"   # the wrong way round
+    assert "DESC, farthest first" in fails(lesson.check_index_query(farthest, pg_dsn), capsys)
     for every in ("SELECT id FROM items ORDER BY embedding <=> %(query)s",              # 40 rows: ef_search's
                   "SELECT id FROM items ORDER BY 1 - (embedding <=> %(query)s) DESC"):  # 600 rows
         said = fails(lesson.check_index_query(every, pg_dsn), capsys)

@@ -138,6 +138,7 @@ def test_11_2_oldest_to_evict(capsys):
     assert results[0] == (True, "✓ oldest_to_evict: passed")
     assert not results[1][0] and "room 50 expected 1, got 2" in results[1][1] and "exactly room fits" in results[1][1]
     assert not any(ok for ok, _ in results[2:])
+    assert "the [20, 30] that stay add up to 50, over room 49: evict more" in results[2][1]   # too few go
     assert "already does this job" in results[4][1] and "already does this job" in results[5][1]
 
 
