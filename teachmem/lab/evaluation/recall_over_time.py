@@ -23,7 +23,6 @@ import re
 from collections import defaultdict
 from dataclasses import dataclass, field, replace
 from datetime import datetime
-from functools import partial
 from typing import Any, Callable, Sequence
 
 from teachmem.core.clock import ManualClock
@@ -205,17 +204,5 @@ def fed_recall(conversations: Sequence[LocomoConversation], make_store: Callable
     return report
 
 
-def early_recall(conversations: Sequence[LocomoConversation], scorings: tuple[str, ...] = ("product", "half_life"),
-                 ks: tuple[int, ...] = (1, 3, 5, 10, 20)) -> dict[str, FedReport]:
-    """For each scoring, ``fed_recall`` of the questions about the first four sessions (``by_evidence_session``),
-    each turn added on its session's real date, the questions asked after the last session."""
-    early = by_evidence_session(conversations, 1, 4)
-    return {s: fed_recall(early, partial(_store_on, scoring=s), ks, (1000,)) for s in scorings}
-
-
-def _store_on(clock, scoring: str) -> SemanticMemoryStore:
-    return SemanticMemoryStore(clock=clock, scoring=scoring)
-
-
-__all__ = ["DEFAULT_BUDGETS", "FedReport", "budget_recall", "early_recall", "fed_recall", "halves", "neighbours",
+__all__ = ["DEFAULT_BUDGETS", "FedReport", "budget_recall", "fed_recall", "halves", "neighbours",
            "session_time", "tolerant_recall"]
