@@ -103,7 +103,8 @@ def _answers_from_problem(result: Replay, name: str, start: object) -> str | Non
         return f"for {case} expected a turn between 1 and {last}, got {start!r}"
     gap = next((t for t in range(start, last + 1) if not result.answers(name, t, question)), None)
     if gap is not None:
-        return f"for {case} you said {start}, but it does not answer on turn {gap}: not on every later turn"
+        later = ": not on every later turn" if gap > start else ""
+        return f"for {case} you said {start}, but it does not answer on turn {gap}{later}"
     if start > 1 and result.answers(name, start - 1, question):
         return f"for {case} you said {start}, but it already answers on turn {start - 1} and every turn after it"
     return None
