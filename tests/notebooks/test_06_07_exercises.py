@@ -128,6 +128,8 @@ def test_7_3_the_turn_from_which_each_strategy_answers(project, capsys):
     assert ("for 'buffer' in the project_30 conversation you said 29, but it already answers on turn 28 and "
             "every turn after it") in results[2][1]
     assert "expected a dict with one entry per strategy" in results[3][1]
+    (_, too_early), = verdicts(compare.check_answers_from, [lambda r: dict.fromkeys(r.strategies, 1)], capsys)
+    assert too_early.endswith("you said 1, but it does not answer on turn 1")   # no "every later turn"
     # the known answers on notebook 07's replay: the window only on the last turn, the semantic store from 29
     lesson_replay = replay(project, lesson_strategies())
     assert S07.answers_from(lesson_replay) == {"buffer": 17, "window": 30, "summary": 17, "entity": 17,
