@@ -3,12 +3,12 @@
 Each conversation is fed turn by turn with its real session dates (``teachmem.lab.evaluation.recall_over_time.fed_recall``);
 strict and tolerant recall@10 and recall within 500 / 1,000 / 2,000 tokens are printed for each half
 of the conversations and for all of them, under each of the store's scorings (and, for the product and
-the half-life, with no dates at all), for every question, then for the questions whose evidence lies in
+the time-aware score, with no dates at all), for every question, then for the questions whose evidence lies in
 the first four sessions ("early") and for those with evidence in sessions five to eight ("late": recent
 events, values that changed). Then the default store per conversation and per kind of question (the kinds
 are kept in ``benchmarks/long_conversations.py``; the file keeps LoCoMo's categories only), and a sweep of
-the half-life scoring's floor and half-life (the store's defaults are floor 0.5, half-life 30 days). The
-two levers that find a turn through its neighbours, reply inheritance and neighbour words, are measured
+the time-aware scoring's near-copy cosine and half-life (the store's defaults are 0.6 and 30 days). The
+two levers that find a turn through its neighbours, shared relevance and neighbour words, are measured
 alone and together. For
 the questions about a value that changed (``STALE``), it counts how often the turn with the new value
 ranks above the turn that stated the old one: the recent value must win.
@@ -27,13 +27,14 @@ from long_conversations import kinds  # noqa: E402
 
 from teachmem.lab.evaluation.locomo import LONG_CONVERSATIONS, load_locomo  # noqa: E402
 from teachmem.lab.evaluation.recall_over_time import fed_recall, halves  # noqa: E402
-from teachmem.memory.semantic import SCORINGS, SemanticMemoryStore, half_life_score  # noqa: E402
+from teachmem.memory.semantic import SCORINGS, SemanticMemoryStore, time_aware_score  # noqa: E402
 
 MEASURES = ("strict@10", "tolerant@10", "budget 500", "budget 1000", "budget 2000")
 LATE = 5                      # the first late session
-FLOORS, HALF_LIVES = (0.25, 0.5, 0.75, 0.9), (30, 90, 180)
-LEVERS = {"reply inheritance alone (the default)": {}, "both": {"neighbour_words": True},
-          "neighbour words alone": {"reply_weight": 0.0, "neighbour_words": True}, "neither": {"reply_weight": 0.0}}
+SAMES, HALF_LIVES = (0.5, 0.6, 0.7), (15, 30, 60)
+LEVERS = {"both (the default)": {}, "shared relevance alone": {"neighbour_words": False},
+          "neighbour words alone": {"reply_weight": 0.0},
+          "neither": {"reply_weight": 0.0, "neighbour_words": False}}
 
 
 def store(scoring: str | None = None):
@@ -77,18 +78,19 @@ def report(label: str, table: list[dict]) -> None:
 
 
 def sweep(conversations) -> None:
-    """Strict recall@10 of the half-life scoring for each floor and half-life (registered under a new name)."""
-    print("\nhalf_life scoring: floor × half-life (strict@10)")
+    """Strict recall@10 of the time-aware scoring for each near-copy cosine and half-life (registered under a
+    new name)."""
+    print("\ntime_aware scoring: near-copy cosine × half-life (strict@10)")
     columns = [(h, e) for e in ("all", "early", "late") for h in ("half 1", "half 2", "all")]
-    print(f"{'floor, half-life':40} " + " ".join(f"{h[-6:] + ' ' + e:>13}" for h, e in columns) + "   new wins")
-    for floor in FLOORS:
+    print(f"{'same, half-life':40} " + " ".join(f"{h[-6:] + ' ' + e:>13}" for h, e in columns) + "   new wins")
+    for same in SAMES:
         for days in HALF_LIVES:
-            name = f"half_life floor {floor} half-life {days}"
-            SCORINGS[name] = partial(half_life_score, floor=floor, half_life_days=float(days))
+            name = f"time_aware same {same} half-life {days}"
+            SCORINGS[name] = partial(time_aware_score, same=same, half_life_days=float(days))
             table, (wins, total) = rows(conversations, store(name)), newer_wins(conversations, store(name))
             del SCORINGS[name]
             parts = [[r for r in table if h in ("all", r["half"]) and e in ("all", r["evidence"])] for h, e in columns]
-            print(f"{name[10:]:40} " + " ".join(f"{sum(r['strict@10'] for r in p) / len(p):>13.3f}" for p in parts)
+            print(f"{name[11:]:40} " + " ".join(f"{sum(r['strict@10'] for r in p) / len(p):>13.3f}" for p in parts)
                   + f"{wins:>6} of {total}")
 
 
@@ -136,10 +138,9 @@ def main() -> None:
     report("default", default)
     for scoring in SCORINGS:
         report(scoring, rows(conversations, store(scoring)))
-    for scoring in ("product", "half_life"):
+    for scoring in ("product", "time_aware"):
         report(f"{scoring}, no dates", rows(conversations, store(scoring), dated=False))
-    print("\nreply inheritance and neighbour words, alone and together (the default store otherwise; neighbour"
-          " words are off by default)")
+    print("\nshared relevance and neighbour words, alone and together (the default store otherwise)")
     for label, options in LEVERS.items():
         table = rows(conversations, partial(levered, options))
         for part in ("half 1", "half 2", "all"):

@@ -46,8 +46,8 @@ examples:
   python -m teachmem.evaluate --scenario project_30,forget_address --strategies buffer,window
   python -m teachmem.evaluate --locomo PATH/TO/locomo10.json --k 10
   python -m teachmem.evaluate --locomo sample --k 1,5,10,20 --json
-  python -m teachmem.evaluate --locomo long --fed --k 10 --scoring half_life
-  python -m teachmem.evaluate --locomo long --fed --k 10 --scoring half_life --embedder minilm
+  python -m teachmem.evaluate --locomo long --fed --k 10 --scoring product
+  python -m teachmem.evaluate --locomo long --fed --k 10 --embedder minilm
 
 built-in scenarios: {", ".join(list_scenarios())}
 "sample" stands for the bundled sample file {LOCOMO_SAMPLE.name}, "long" for
@@ -84,8 +84,9 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--embedder", choices=sorted(EMBEDDERS), default="subword",
                         help="with --fed: the store's embedder, by name; minilm (all-MiniLM-L6-v2 in numpy) is fused "
                              "with BM25 like the others (default: subword, the hand-built one)")
-    parser.add_argument("--neighbour-words", action="store_true",
-                        help="with --fed: index each turn with the words of the turns beside it (off by default)")
+    parser.add_argument("--no-neighbour-words", action="store_true",
+                        help="with --fed: index each turn by its own words only (by default a turn also carries "
+                             "the words of the two turns before and after it)")
     parser.add_argument("--k", nargs="+", default=[",".join(map(str, DEFAULT_KS))], metavar="K",
                         help="the k of recall@k: one or more, e.g. --k 10 or --k 1,5,10,20 "
                              f"(default: {','.join(map(str, DEFAULT_KS))})")
@@ -112,7 +113,7 @@ def _locomo(args: argparse.Namespace, ks: list[int], progress: bool | None):
     name = f"the bundled file {path.name}" if args.locomo in BUNDLED else args.locomo
     conversations = load_locomo(path)
     if args.fed:
-        options = {"embedder": args.embedder, "neighbour_words": args.neighbour_words,
+        options = {"embedder": args.embedder, "neighbour_words": not args.no_neighbour_words,
                    **({} if args.scoring is None else {"scoring": args.scoring})}
         reports = [fed_recall(half, lambda clock: SemanticMemoryStore(clock=clock, **options), ks)
                    for half in halves(conversations) if half]
@@ -120,7 +121,7 @@ def _locomo(args: argparse.Namespace, ks: list[int], progress: bool | None):
             return {"file": name, "halves": [r.as_dict() for r in reports]}
         return "\n\n".join(f"SemanticMemoryStore fed turn by turn with real dates, half {i} of the conversations"
                              f"\n(scoring: {args.scoring or 'default'}, embedder: {args.embedder}, neighbour words: "
-                             f"{'on' if args.neighbour_words else 'off'})\nfile: {name}\n{r}"
+                             f"{'off' if args.no_neighbour_words else 'on'})\nfile: {name}\n{r}"
                              for i, r in enumerate(reports, 1))
     report = evidence_recall(conversations, ks, progress=progress)
     return ({"file": name, **report.as_dict()} if args.json else
@@ -135,9 +136,9 @@ def main(argv: list[str] | None = None) -> int:
         ks = _ks(args.k)
     except argparse.ArgumentTypeError as err:
         parser.error(str(err))
-    if (args.fed or args.scoring or args.embedder != "subword" or args.neighbour_words) and not (
+    if (args.fed or args.scoring or args.embedder != "subword" or args.no_neighbour_words) and not (
             args.locomo and args.fed):
-        parser.error("--scoring, --embedder and --neighbour-words go with --fed, which measures a LoCoMo file: "
+        parser.error("--scoring, --embedder and --no-neighbour-words go with --fed, which measures a LoCoMo file: "
                      "give --locomo FILE --fed")
     progress = False if args.no_progress else None
     out = {}

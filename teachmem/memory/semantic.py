@@ -2,10 +2,11 @@
 
 Notebook 05 builds the core, in this order: ``add`` stores each message as a memory with an
 importance and a time; ``retrieve`` (and ``context``) rank every memory for a query by relevance ×
-importance × recency (``teachmem.memory.semantic_scores``); a fact's key lets "favorite color is
-green" replace "favorite color is blue". What later notebooks add comes after the marks: replies
-that inherit relevance, neighbour words, merging and pruning (05b); edits, deletion, erasure and
-saving (09). Every write returns its Changes; every memory has a stable id, "s" and its row.
+importance × recency, where time decides only between memories about the same thing
+(``teachmem.memory.semantic_scores``); a fact's key lets "favorite color is green" replace
+"favorite color is blue". What later notebooks add comes after the marks: turns that share
+relevance and words with their neighbours, merging and pruning (05b); edits, deletion, erasure
+and saving (09). Every write returns its Changes; every memory has a stable id, "s" and its row.
 
 Taught in notebooks/05_semantic_memory.ipynb.
 """
@@ -30,13 +31,13 @@ from teachmem.core.vectors import MemoryTable, decay_factor, min_max, require_la
 from teachmem.core.words import content_words, stem
 from teachmem.llm import extract_facts
 from teachmem.memory.semantic_scores import (SCORINGS, epoch_us, generative_agents_score,
-                                             half_life_score, hybrid_relevance, memorybank_score,
-                                             product_score, thread_relevance, time_signals)
+                                             hybrid_relevance, memorybank_score, product_score,
+                                             thread_relevance, time_aware_score, time_signals)
 from teachmem.memory.semantic_upkeep import MEMORY_ID, SemanticUpkeep
 
 __all__ = ["SCORINGS", "SemanticMemoryStore", "decay_factor", "epoch_us", "fact_key",
-           "generative_agents_score", "half_life_score", "hybrid_relevance", "memorybank_score",
-           "min_max", "product_score", "thread_relevance", "time_signals"]
+           "generative_agents_score", "hybrid_relevance", "memorybank_score", "min_max",
+           "product_score", "thread_relevance", "time_aware_score", "time_signals"]
 
 # What a memory's row holds besides its vector, text, type and labels.
 COLUMNS = {"importance": np.float64, "created": np.int64, "accessed": np.int64,
@@ -44,6 +45,8 @@ COLUMNS = {"importance": np.float64, "created": np.int64, "accessed": np.int64,
 SETTINGS = ("decay_rate", "lexical_weight", "reply_weight", "scoring", "context_top_k",
             "neighbour_words")
 REPLY_GAP_US = 21_600_000_000     # a message within six hours of the last one answers it
+MONTHS = ("january", "february", "march", "april", "may", "june", "july", "august", "september",
+          "october", "november", "december")
 
 
 def fact_key(fact: str) -> str:
@@ -81,8 +84,8 @@ class SemanticMemoryStore(SemanticUpkeep):
 
     def __init__(self, decay_rate: float = 0.95, embed_dim: int = 256, *, embedder=None,
                  clock=None, lexical_weight: float = 0.5, reply_weight: float = 0.5,
-                 scoring: str = "half_life", context_top_k: int = 3,
-                 neighbour_words: bool = False):
+                 scoring: str = "time_aware", context_top_k: int = 3,
+                 neighbour_words: bool = True):
         if scoring not in SCORINGS:
             raise ValueError(f"scoring must be one of {sorted(SCORINGS)}, got {scoring!r}")
         if not isinstance(neighbour_words, bool):
@@ -180,14 +183,16 @@ class SemanticMemoryStore(SemanticUpkeep):
         if answered >= 0:
             self.replies[answered] = row
         self.lexical.add([])                         # its place in the index, filled by _index
-        self._index(*self._neighbours(row), row)     # a turn is found by its reply's words too
+        self._index(*self._neighbours(row - 1), row)   # the turn before now lends its words
         return row
 
     def _index(self, *rows: int) -> None:
-        """Index each of ``rows`` again by its words (and its neighbours', see 05b)."""
+        """Index each of ``rows`` again by its words, the month and year it was said (a question
+        may name them), and its neighbours' words (see 05b)."""
         for row in rows:
             self.lexical.remove(row)
-            words = []
+            when = datetime.fromisoformat(self.metadata[row]["timestamp"])
+            words = content_words(f"{MONTHS[when.month - 1]} {when.year}")
             for source in (row, *self._neighbours(row)):
                 words += content_words(self.texts[source])
             self.lexical.add(words, row)
@@ -214,7 +219,8 @@ class SemanticMemoryStore(SemanticUpkeep):
         relevance = thread_relevance(match * table["live"], table["previous"], self.reply_weight)
         signals = time_signals(table["created"], table["accessed"], table["recalls"], now_us)
         parts = SCORINGS[self.scoring](relevance=relevance, importance=table["importance"],
-                                       mask=mask, decay_rate=self.decay_rate, **signals)
+                                       mask=mask, decay_rate=self.decay_rate, vectors=table.matrix,
+                                       **signals)
         return {"lexical": lexical, "cosine": cosine, "match": match, **parts}, mask
 
     def explain(self, query: str, top_k: int = 3, now: datetime | None = None,
@@ -232,13 +238,14 @@ class SemanticMemoryStore(SemanticUpkeep):
 
     def retrieve(self, query: str, top_k: int = 3, now: datetime | None = None,
                  **filters) -> list[tuple]:
-        """``(score, text, memory_type)`` best first. Each returned memory counts as recalled."""
+        """``(score, text, memory_type)`` best first, as ``explain`` ranks them. Each returned
+        memory counts as recalled: MemoryBank's score reads that (05b), the default does not."""
         hits = self.explain(query, top_k, now, **filters)
         self._recall([hit["row"] for hit in hits], now)
         return [(hit["score"], hit["text"], hit["memory_type"]) for hit in hits]
 
     def _recall(self, rows: list[int], now: datetime | None = None) -> None:
-        """Note that ``rows`` were used now: the default score counts days since then."""
+        """Note that ``rows`` were used now (and once more), for the scores that read it."""
         self.table["accessed"][rows] = epoch_us(self.now(now))
         self.table["recalls"][rows] += 1
 
@@ -312,12 +319,19 @@ class SemanticMemoryStore(SemanticUpkeep):
 
     # ---- Going further (05b: neighbour words; merging and pruning are in semantic_upkeep) ----
     def _neighbours(self, row: int) -> list[int]:
-        """With ``neighbour_words``, of a chat message: the live turns it answers and that
-        answer it (else none)."""
-        if not self.neighbour_words or self.types[row] != "message":
+        """With ``neighbour_words`` (the default), of a chat message: the live turns up to two
+        steps back and forward in its thread (else none). The newest memory lends its words to
+        no one: it may be the question being asked."""
+        if row < 0 or not self.neighbour_words or self.types[row] != "message":
             return []
-        near = (int(self.table["previous"][row]), self.replies.get(row, -1))
-        return [r for r in near if r >= 0 and r not in self.retired]
+        near, back, forward = [], row, row
+        for _ in range(2):
+            back = int(self.table["previous"][back]) if back >= 0 else -1
+            forward = self.replies.get(forward, -1)
+            near += [back, forward]
+        newest = self.table.size - 1
+        return [r for r in near if r >= 0 and r not in self.retired and r != newest]
+
 
     # ---- Going further (09: edits and saving; deletion and erasure are in semantic_upkeep) ----
     def update(self, id: str, text: str) -> list[Change]:

@@ -2,7 +2,8 @@
 
 Notebook 05 builds these, in this order: relevance blends BM25 (word matches) with the cosine of
 two embeddings; the textbook score multiplies relevance × importance × ``decay_rate ** days``; the
-store's default, the half-life score, lets age cost a memory half its score at most. Each score
+store's default, the time-aware score, lets time decide only between memories about the same
+thing. Each score
 returns its parts too, so a table can show why a memory ranks where it does.
 
 Every array holds one entry per memory (a row of the store). Times are whole microseconds since
@@ -18,7 +19,7 @@ from datetime import datetime, timedelta
 import numpy as np
 
 from teachmem.core.clock import EPOCH
-from teachmem.core.vectors import decay_factor, min_max
+from teachmem.core.vectors import decay_factor, min_max, top_k_rows
 
 DAY_US = 86_400_000_000       # a day in microseconds
 HOUR_US = 3_600_000_000       # an hour in microseconds
@@ -55,18 +56,25 @@ def product_score(relevance, importance, age_days, decay_rate, **_) -> dict:
             "relevance": relevance, "importance": importance, "decay": decay}
 
 
-def half_life_score(relevance, importance, days_since_recall, half_life_days=30.0, floor=0.5,
-                    **_) -> dict:
-    """relevance × recency × (½ + ½ importance), with its parts: the store's default.
+def time_aware_score(relevance, importance, age_days, vectors, mask, half_life_days=30.0,
+                     same=0.6, pool=50, **_) -> dict:
+    """relevance × (½ + ½ importance) × recency, where time decides only between memories about
+    the same thing: the store's default.
 
-    Recency is ``floor`` plus a part that halves every ``half_life_days`` since the memory was
-    stored or last recalled: age costs a memory that matches well half its score at most.
+    Of the ``pool`` best candidates, a memory with a newer near-copy (cosine ≥ ``same``) loses
+    up to half its score, the more the older it is (half of that loss every ``half_life_days``
+    between them); every other memory keeps recency 1, however old.
 
     Taught in notebooks/05_semantic_memory.ipynb.
     """
-    recency = floor + (1.0 - floor) * decay_factor(days_since_recall, 0.5, per=half_life_days)
     weight = 0.5 + 0.5 * np.asarray(importance, np.float64)
-    return {"score": relevance * recency * weight,
+    recency = np.ones(len(relevance))
+    rows = top_k_rows(relevance * weight, mask, pool)
+    age = np.asarray(age_days)[rows]
+    alike = vectors[rows] @ vectors[rows].T >= same
+    gap = np.where(alike, age[:, None] - age[None, :], 0).max(axis=1, initial=0)   # to its newest
+    recency[rows] = 0.5 + 0.5 * decay_factor(gap, 0.5, per=half_life_days)
+    return {"score": relevance * weight * recency,
             "relevance": relevance, "importance": importance, "recency": recency}
 
 
@@ -76,16 +84,20 @@ TIME_SIGNALS = ("age_days", "hours_since_access", "days_since_recall", "strength
 
 def thread_relevance(relevance: np.ndarray, previous: np.ndarray,
                      reply_weight: float) -> np.ndarray:
-    """A reply inherits from the turn it answers: (own + w × the answered turn's) / (1 + w).
+    """A turn and its reply share relevance: (own + w × the better neighbour's) / (1 + w).
 
-    ``previous`` holds, for each row, the row it answers (-1 for none).
-    Notebook 05b shows replies inheriting relevance (``reply_weight``).
+    ``previous`` holds, for each row, the row it answers (-1 for none); a turn's neighbours are
+    the turn it answers and the turn that answers it, unless that is the newest row.
+    Notebook 05b shows turns sharing relevance (``reply_weight``).
     """
     if reply_weight <= 0:
         return relevance
     padded = np.append(relevance, np.zeros(1, relevance.dtype))   # row -1 reads the 0 appended
-    inherited = padded[previous]
-    return (relevance + reply_weight * inherited) / (1.0 + reply_weight)
+    neighbour = padded[previous]                                    # the turn it answers
+    answers = previous >= 0
+    answers[-1:] = False                 # the newest lends to no one: it may be the question asked
+    np.maximum.at(neighbour, previous[answers], relevance[answers])  # the turn that answers it
+    return (relevance + reply_weight * neighbour) / (1.0 + reply_weight)
 
 
 def time_signals(created_us, accessed_us, recalls, now_us: int, names=None) -> dict:
@@ -142,4 +154,4 @@ def memorybank_score(relevance, importance, days_since_recall, strength, **_) ->
 SCORINGS: dict[str, Callable[..., dict]] = {"product": product_score,
                                             "generative_agents": generative_agents_score,
                                             "memorybank": memorybank_score,
-                                            "half_life": half_life_score}
+                                            "time_aware": time_aware_score}

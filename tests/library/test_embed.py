@@ -12,7 +12,7 @@ from teachmem.core.embed import (BagOfWordsEmbedder, Embedder, RandomEmbedder, S
                                  SubwordEmbedder, cosine_matrix, embedder_from_config, hash_stable)
 from teachmem.core.words import content_words, stem, tokenize
 from teachmem.core.bm25 import BM25Index
-from teachmem.memory.semantic import (decay_factor, generative_agents_score, half_life_score, hybrid_relevance,
+from teachmem.memory.semantic import (decay_factor, generative_agents_score, hybrid_relevance,
                                       memorybank_score, min_max, thread_relevance, time_signals)
 from teachmem.core.vectors import MemoryTable, near_duplicate_groups, top_k_rows
 
@@ -165,8 +165,8 @@ def test_bm25_is_scaled_by_the_best_candidate_only_and_a_reply_keeps_its_dtype()
 
 def test_decay_looked_up_per_whole_day_gives_the_very_numbers_of_the_formula():
     days = np.random.default_rng(3).integers(0, 400, 5000)
-    direct = 0.5 + 0.5 * 0.5 ** (days.astype(np.float64) / 30.0)
-    assert np.array_equal(half_life_score(np.ones(days.size), np.ones(days.size), days)["recency"], direct)
+    direct = 0.5 ** (days.astype(np.float64) / 30.0)
+    assert np.array_equal(decay_factor(days, 0.5, per=30.0), direct)
     assert np.array_equal(decay_factor(days, 0.95), np.power(0.95, days.astype(np.float64)))
     assert np.array_equal(decay_factor(days, 0.9, per=7.0), 0.9 ** (days / 7.0))
     assert decay_factor(np.array([0.5, 2.0]), 0.25).tolist() == [0.5, 0.0625]         # not whole days
