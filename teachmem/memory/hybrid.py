@@ -304,7 +304,6 @@ class HybridMemoryManager:
         manager.now = datetime.fromisoformat(state["now"]) if state["now"] else None
         return manager
 
-
     # ---- Going further (13: a layout a prompt cache can keep) ----
     def _laid_out(self, query: str | None, system: str, user_message: str | None) -> PromptTrace:
         """``_pack``'s prompt and the share of it the last prompt opened with. ``layout="stable"``

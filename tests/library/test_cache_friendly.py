@@ -8,6 +8,7 @@ from teachmem.core.tokens import count_message_tokens, shared_prefix_tokens
 from teachmem.lab.evaluation.prompt_cache import (bill, cache_friendly_strategies, load_prices,
                                                   requests, system_prompt)
 from teachmem.lab.replay import comparison_strategies, feed, replay
+from teachmem.lab.scenarios import list_scenarios
 from teachmem.llm import Usage
 from teachmem.memory.window import ChunkedWindowMemory
 
@@ -233,3 +234,17 @@ def test_with_caching_each_option_costs_less_than_what_it_changes():
     assert cost["summary append"] < cost["summary"]
     assert cost["hybrid stable"] < cost["hybrid"]
     assert cost["compaction"] < cost["summary"]
+
+
+def test_on_the_scenario_bank_each_option_answers_every_probe_what_it_changes_answers():
+    plain, options = comparison_strategies(), cache_friendly_strategies()
+    pairs = {"window chunked": "window", "summary append": "summary", "hybrid stable": "hybrid",
+             "compaction": "summary"}
+    lost = []
+    for name in list_scenarios():
+        scenario = load_scenario(name)
+        record = replay(scenario, {**{b: plain[b] for b in pairs.values()}, **options})
+        for option, base in pairs.items():
+            lost += [(name, q.turn, option) for q in scenario.questions
+                     if record.answers(base, q.turn, q) and not record.answers(option, q.turn, q)]
+    assert lost == []
