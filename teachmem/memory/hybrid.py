@@ -6,8 +6,7 @@ token: entity facts (at most ``fact_share`` of the room), then long-term memorie
 question (at most ``memory_share``), then the window, newest first, in what is left. The room is
 the budget minus the reply's reserve, the system prompt and the user's message. Remembered text
 enters only as quoted data. A :class:`PromptTrace` says what went in, what was cut, and why.
-Going further: saving its own settings; its parts are saved and forgotten through the protocol
-(``parts``), never by this class (09). A layout for a prompt cache and its hit rate (13).
+Going further: saving (09: its parts only through ``parts``); a layout for a prompt cache (13).
 
 Taught in notebooks/06_hybrid_manager.ipynb.
 """

@@ -23,9 +23,9 @@ from teachmem.core.clock import ManualClock
 from teachmem.core.spans import locate
 from teachmem.core.subword import embedder_from, embedder_from_config
 from teachmem.core.text import fenced, quote
-from teachmem.core.validate import (require_callable, require_choice, require_datetime,
-                                    require_decay_rate, require_fraction, require_positive_int,
-                                    require_role, require_text, require_turn)
+from teachmem.core.validate import (require_callable, require_datetime, require_decay_rate,
+                                    require_fraction, require_positive_int, require_role,
+                                    require_text, require_turn)
 from teachmem.core.vectors import MemoryTable, decay_factor, min_max, require_labels, top_k_rows
 from teachmem.core.words import content_words, stem
 from teachmem.llm import extract_facts
@@ -83,11 +83,13 @@ class SemanticMemoryStore(SemanticUpkeep):
                  clock=None, lexical_weight: float = 0.5, reply_weight: float = 0.5,
                  scoring: str = "half_life", context_top_k: int = 3,
                  neighbour_words: bool = False):
+        if scoring not in SCORINGS:
+            raise ValueError(f"scoring must be one of {sorted(SCORINGS)}, got {scoring!r}")
         if not isinstance(neighbour_words, bool):
             raise TypeError(f"neighbour_words must be True or False, got {neighbour_words!r}")
         self.neighbour_words = neighbour_words
         self.decay_rate = require_decay_rate("decay_rate", decay_rate)
-        self.scoring = require_choice("scoring", scoring, sorted(SCORINGS))
+        self.scoring = scoring
         self.lexical_weight = require_fraction("lexical_weight", lexical_weight)
         self.reply_weight = require_fraction("reply_weight", reply_weight)
         self.context_top_k = require_positive_int("context_top_k", context_top_k)
