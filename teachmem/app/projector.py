@@ -117,7 +117,7 @@ class ComparisonChart:
         self.replay, self.names, self.costs = replay, replay.strategies, costs
         self.fig = Figure(figsize=(width, height), dpi=100, layout="constrained")
         self.canvas = FigureCanvasAgg(self.fig)
-        ratios = [1.7, 1.0, 0.75] if costs is None else [1.1, 0.95, 0.62, 0.45]
+        ratios = [1.7, 1.0, 0.75] if costs is None else [1.45, 1.0, 0.6, 0.55]
         axes = self.fig.subplots(1, len(ratios), width_ratios=ratios)
         self._tokens_panel(axes[0])
         self._facts_panel(axes[1])
@@ -225,17 +225,21 @@ class ComparisonChart:
             raise ValueError(f"costs must name the replay's strategies {self.names}, got {sorted(costs)}")
         rows = np.arange(len(self.names))
         self.without = ax.barh(rows - 0.19, np.zeros(len(rows)), 0.36, fill=False, edgecolor="0.3",
-                               label="without caching")
-        self.cached = ax.barh(rows + 0.19, np.zeros(len(rows)), 0.36, color="#009E73", label="with caching")
+                               label="spent, no caching")
+        self.cached = ax.barh(rows + 0.19, np.zeros(len(rows)), 0.36, color="#009E73",
+                              label="spent, with caching")
         self.cents = [ax.text(0, float(y), "", va="center", fontsize=TEXT_PT) for y in rows]
         self.spent = [*self.without, *self.cached, *self.cents]
         ax.set_yticks(rows, [])              # the rows of the panel beside it, in the same order
         top = max(max(off[-1], on[-1]) for off, on in costs.values())
         ax.set(xlim=(0, top * 1.6), ylim=(len(rows) - 0.5, -0.5))
-        ax.set_xlabel("US cents", fontsize=TEXT_PT)
-        ax.set_title("Spent so far", fontsize=TITLE_PT)
-        ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.2), ncols=1, fontsize=TEXT_PT, frameon=False,
-                  labelspacing=0.2)
+        ax.set_xlabel("US cents", fontsize=TEXT_PT)     # no title: the one beside it runs over it
+        # One legend for this panel and the one beside it, in the figure's corner and out of the layout:
+        # a legend wider than its narrow panel would push the panels apart.
+        (recall, named), (spent, said) = self.ax_recall.get_legend_handles_labels(), ax.get_legend_handles_labels()
+        self.ax_recall.legend(recall + spent, named + said, loc="lower right", bbox_to_anchor=(1, 0),
+                              bbox_transform=self.fig.transFigure, fontsize=TEXT_PT, frameon=False,
+                              labelspacing=0.2).set_in_layout(False)
 
     def _draw_costs(self, turn: int, costs: Costs) -> None:
         for name, without, cached, text in zip(self.names, self.without, self.cached, self.cents, strict=True):

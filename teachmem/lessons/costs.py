@@ -89,7 +89,7 @@ def cost_view(costs: Mapping[str, tuple[list[float], list[float]]], turn: int) -
         raise ValueError(f"turn must be an int from 1 to {len(SCENARIO)}, got {turn!r}")
     lines = [f"after turn {turn}, US cents spent   {'no caching':>10} {'caching':>8}   ratio"]
     for name, (off, on) in costs.items():
-        lines.append(f"  {name:<30} {off[turn - 1]:>10.3f} {on[turn - 1]:>8.3f}   "
+        lines.append(f"  {name:<30} {off[turn - 1]:>10.2f} {on[turn - 1]:>8.2f}   "
                      f"{on[turn - 1] / off[turn - 1]:.2f}")
     return "\n".join(lines)
 
@@ -189,5 +189,5 @@ def check_stable_first(stable_first: Callable[[list[dict]], list[dict]]) -> str 
         return (f"every fact kept, but {rate:.1%} of the input is read from the cache ({before:.1%} as it "
                 f"is), and {RATE_NEEDED:.0%} is needed. Does any block change between two turns even when "
                 "what it says has not?")
-    print(f"read from the cache: {before:.1%} as it is, {rate:.1%} reordered; {cents:.3f} US cents")
+    print(f"read from the cache: {before:.1%} as it is, {rate:.1%} reordered; {cents:.2f} US cents")
     return None

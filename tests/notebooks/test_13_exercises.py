@@ -118,7 +118,7 @@ def test_the_stored_notebook_hides_13_2_until_the_prediction():
     assert reveal == question + 1 and "US cents spent" not in shown
     assert "The output is hidden until you write your prediction above" in shown and "○" in shown
     assert sources[reveal + 1].startswith("<details><summary>Why? (open after you have run the cell)</summary>")
-    assert not any("2.265" in s for s in sources[:reveal + 1])
+    assert not any("2.27" in s for s in sources[:reveal + 1])
 
 
 def test_the_inline_build_agrees_with_the_library_and_the_prose_cites_printed_figures():
