@@ -165,6 +165,9 @@ def _order_problem(order: Callable[[list[dict]], list[dict]]) -> str | None:
         missing = sorted(_lines(context) - _lines(mine))
         if missing:
             return f"turn {turn}: the line {short(missing[0], 70)!r} is no longer sent: reorder, don't drop"
+        if [m for m in mine if m["role"] != "system"] != [m for m in context if m["role"] != "system"]:
+            return (f"turn {turn}: the conversation's messages are not all there in their order: move the "
+                    "blocks of the system message, not what was said")
     mine_replay = replay(SCENARIO, {"hybrid": lambda: ReorderedHybrid(order)})
     for turn in range(1, len(SCENARIO) + 1):
         lost = plain.at("hybrid", turn).holds - mine_replay.at("hybrid", turn).holds

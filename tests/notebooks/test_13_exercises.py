@@ -7,6 +7,8 @@ from pathlib import Path
 
 import pytest
 from conftest import fails, load_solutions, passes
+from teachmem.lab.evaluation.prompt_cache import bill, requests, system_prompt
+from teachmem.lab.replay import lesson_strategies
 from teachmem.lessons import costs as lesson
 
 s13 = load_solutions("13_what_memory_costs")
@@ -86,6 +88,12 @@ def _not_messages(context):
     return "\n".join(m["content"] for m in context)
 
 
+def _conversation_sorted_too(context):
+    mine = s13.stable_first(context)
+    talk = sorted((m for m in mine if m["role"] != "system"), key=lambda m: m["content"])
+    return [mine[0], *talk, *mine[len(talk) + 1:]]
+
+
 def test_13_3_stable_first(capsys):
     passes(lesson.check_stable_first(s13.stable_first), capsys)
     assert "70%" in fails(lesson.check_stable_first(lambda context: context), capsys)
@@ -93,6 +101,7 @@ def test_13_3_stable_first(capsys):
     assert "change between two turns" in fails(lesson.check_stable_first(_memories_last_only), capsys)
     assert "reorder, don't drop" in fails(lesson.check_stable_first(_drops_the_blocks), capsys)
     assert "list of messages" in fails(lesson.check_stable_first(_not_messages), capsys)
+    assert "in their order" in fails(lesson.check_stable_first(_conversation_sorted_too), capsys)
 
 
 def test_13_3_the_stub_is_not_implemented_yet(capsys):
@@ -139,3 +148,20 @@ def test_the_notebook_keeps_the_real_minimum_and_fits_a_projector():
             assert all(len(line) <= 100 for line in source.splitlines()), source[:60]
     twelve = json.loads((NOTEBOOK.parent / "12_reflection_and_experience.ipynb").read_text(encoding="utf-8"))
     assert "**Next:** [13 · What memory costs](13_what_memory_costs.ipynb)" in "".join(twelve["cells"][-1]["source"])
+
+
+# ------------------------------------------------------------------ what Try it asks, the bill shows
+def test_try_it_the_window_passes_the_buffer_on_turn_9_and_the_summary_alone_grows_on_turn_6():
+    spent = {name: on for name, (_, on) in lesson.lesson_costs().items()}
+    passes_on = next(t for t in range(1, 31) if spent["window"][t - 1] > spent["buffer"][t - 1])
+    assert passes_on == 9 and 8 <= passes_on <= 11
+    grew = [name for name, on in spent.items() if on[5] > on[4]]     # turn 5 -> turn 6
+    assert grew == ["summary"]
+
+
+def test_cache_costs_adds_up_every_call_bill_prices():
+    costs = lesson.lesson_costs()
+    for name, make in lesson_strategies().items():
+        sent = requests(lesson.SCENARIO, make, system_prompt())
+        for caching, spent in ((False, costs[name][0]), (True, costs[name][1])):
+            assert spent[-1] == pytest.approx(100 * sum(b.cost for b in bill(sent, lesson.PRICE, caching=caching)))
