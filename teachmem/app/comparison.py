@@ -231,3 +231,19 @@ def cache_costs(scenario: Scenario, strategies: Mapping[str, Callable[[], object
             spent.append(list(accumulate(per_turn)))
         costs[name] = (spent[0], spent[1])
     return costs
+
+
+def cost_view(costs: Mapping[str, tuple[Sequence[float], Sequence[float]]], turn: int) -> str:
+    """What each strategy of ``costs`` (from ``cache_costs``) has spent after ``turn``: without
+    caching, with caching, and their ratio.
+
+    Taught in notebooks/13_what_memory_costs.ipynb.
+    """
+    last = min(len(off) for off, _ in costs.values())
+    if isinstance(turn, bool) or not isinstance(turn, int) or not 1 <= turn <= last:
+        raise ValueError(f"turn must be an int from 1 to {last}, got {turn!r}")
+    lines = [f"after turn {turn}, US cents spent   {'no caching':>10} {'caching':>8}   ratio"]
+    for name, (off, on) in costs.items():
+        lines.append(f"  {name:<30} {off[turn - 1]:>10.2f} {on[turn - 1]:>8.2f}   "
+                     f"{on[turn - 1] / off[turn - 1]:.2f}")
+    return "\n".join(lines)

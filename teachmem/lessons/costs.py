@@ -8,7 +8,7 @@ from collections.abc import Callable, Mapping
 
 from matplotlib.figure import Figure
 
-from teachmem.app.comparison import cache_costs
+from teachmem.app.comparison import cache_costs, cost_view as cost_view
 from teachmem.app.projector import strategy_style
 from teachmem.lab.evaluation.prompt_cache import PromptCache, bill, load_prices, requests, system_prompt
 from teachmem.lab.replay import lesson_strategies, replay
@@ -81,17 +81,6 @@ def lesson_costs() -> dict[str, tuple[list[float], list[float]]]:
     """US cents each of notebook 07's six strategies has spent after each turn of the 30-turn
     scenario, without and with caching, under ``PRICE``."""
     return cache_costs(SCENARIO, lesson_strategies(), PRICE)
-
-
-def cost_view(costs: Mapping[str, tuple[list[float], list[float]]], turn: int) -> str:
-    """Each strategy's spending after ``turn``: without caching, with caching, and their ratio."""
-    if not isinstance(turn, int) or not 1 <= turn <= len(SCENARIO):
-        raise ValueError(f"turn must be an int from 1 to {len(SCENARIO)}, got {turn!r}")
-    lines = [f"after turn {turn}, US cents spent   {'no caching':>10} {'caching':>8}   ratio"]
-    for name, (off, on) in costs.items():
-        lines.append(f"  {name:<30} {off[turn - 1]:>10.2f} {on[turn - 1]:>8.2f}   "
-                     f"{on[turn - 1] / off[turn - 1]:.2f}")
-    return "\n".join(lines)
 
 
 @answer_checker("13.2 the cheapest with caching")

@@ -64,6 +64,14 @@ def test_13_2_cheapest(capsys):
     assert "not answered yet" in capsys.readouterr().out
 
 
+def test_the_cost_view_refuses_a_turn_it_does_not_have():
+    costs = lesson.lesson_costs()
+    assert lesson.cost_view(costs, 30).splitlines()[1].split()[0] == "buffer"
+    for turn in (0, 31, "3", True, 2.0):
+        with pytest.raises(ValueError, match="turn must be an int from 1 to 30"):
+            lesson.cost_view(costs, turn)
+
+
 def test_13_2_without_caching_the_window_is_cheaper_as_the_question_says():
     costs = lesson.lesson_costs()
     assert costs["window"][0][-1] < costs["buffer"][0][-1]
