@@ -70,3 +70,39 @@ def test_the_bound_keeps_every_memory_whose_decay_reaches_it(least, rate, days):
 @pytest.mark.parametrize("least, rate", [(0.0, 0.5), (0.5, 1.0), (1e-300, 0.999999)])
 def test_the_bound_keeps_every_age_when_any_can_reach_it(least, rate):
     assert oldest_reaching(least, datetime(2026, 1, 10), rate) == datetime.min
+
+
+# ------------------------------------------------------------------ exactness is a setting
+def test_exact_false_answers_from_the_index_candidates_alone(random_vectors, monkeypatch):
+    """With ``exact=False`` the answer is the best of the candidates the index hands over, no check: an index
+    handing over the farthest memories gets the farthest back (and the exact store, on the same connection and
+    index, still gets the true answer)."""
+    numpy_store, pg_store = random_vectors
+    monkeypatch.setattr(pg_rank, "RANKED", pg_rank.RANKED.replace(NEAREST_FIRST, NEAREST_FIRST[:-1] + " DESC\n"))
+    query = "question 1"
+    expected = [f"s{h['row']}" for h in numpy_store.explain(query, 5)]
+    assert [h["id"] for h in pg_store.explain(query, 5)] == expected
+    monkeypatch.setattr(pg_store, "exact", False)
+    got = [h["id"] for h in pg_store.explain(query, 5)]
+    assert set(got) == {f"s{seq}" for seq in farthest(pg_store, query)} and not set(got) & set(expected)
+
+
+def test_exact_false_with_a_faithful_index_gives_the_exact_answer_here(random_vectors, monkeypatch):
+    """On 600 memories with every one a candidate (more than the table holds) the index's answer is exact."""
+    numpy_store, pg_store = random_vectors
+    monkeypatch.setattr(pg_store, "exact", False)
+    monkeypatch.setattr(pg_store, "candidates", 1000)
+    pg_store.conn.execute("SET enable_indexscan = off")      # every row a candidate: a sequential scan
+    try:
+        for query in [f"question {i}" for i in range(5)]:
+            assert [h["id"] for h in pg_store.explain(query, 5)] == [
+                f"s{h['row']}" for h in numpy_store.explain(query, 5)]
+    finally:
+        pg_store.conn.execute("RESET enable_indexscan")
+
+
+def test_exact_must_be_a_bool(pg_dsn):
+    with pytest.raises(TypeError, match="exact must be True or False, got 1"):
+        PgMemoryStore(pg_dsn, user_id="someone", exact=1)
+    with PgMemoryStore(pg_dsn, user_id="someone") as store:
+        assert store.exact is True

@@ -98,14 +98,17 @@ def filter_clause(filters: dict):
 
 
 def ranked(conn, query_vector, *, k: int, now: datetime, decay_rate: float, candidates: int,
-           filters: dict) -> list[dict]:
+           filters: dict, exact: bool = True) -> list[dict]:
     """The best ``k`` live memories for ``query_vector`` with every part of their score, best first: exactly the
-    in-memory store's, whatever the index misses (the index's candidates give a bound, ``BOUNDED`` checks it)."""
+    in-memory store's, whatever the index misses (the index's candidates give a bound, ``BOUNDED`` checks it).
+    With ``exact`` False, the best ``k`` of the index's candidates alone (``RANKED``; no check)."""
     where, params = filter_clause(filters)
     params.update(query=query_vector, k=k, now=now, decay_rate=decay_rate, tiny=TINY)
     # the index's search list as long as the candidates asked for (pgvector's limit: 1000)
     conn.execute("SELECT set_config('hnsw.ef_search', %s, false)", [str(min(max(candidates, 40), 1000))])
     found = conn.execute(sql.SQL(RANKED).format(filters=where), {**params, "candidates": candidates}).fetchall()
+    if not exact:
+        return [dict(zip(COLUMNS, row, strict=True)) for row in found]
     least = found[-1][-1] * (1 - SLACK) if len(found) == k else 0.0
     params.update(least=least, since=oldest_reaching(least, now, decay_rate))
     rows = conn.execute(sql.SQL(BOUNDED).format(filters=where), params).fetchall()

@@ -71,13 +71,18 @@ def remove_user(dsn: str, user_id: str) -> int:
 class PgMemoryStore:
     """``SemanticMemoryStore``'s API on PostgreSQL: the memories of ``user_id``, ranked by relevance × importance ×
     decay (``lexical_weight=0``, ``reply_weight=0`` in the in-memory store's terms). The ``candidates`` nearest
-    memories the HNSW index finds give a bound; every memory that could still beat it is then scored exactly, so
-    the answer is the in-memory store's even where the index misses (``teachmem.lab.pg_rank``)."""
+    memories the HNSW index finds give a bound; with ``exact=True`` (the default) every memory that could still
+    beat it is then scored exactly, so the answer is the in-memory store's even where the index misses
+    (``teachmem.lab.pg_rank``). That check is what costs at scale: it reads every memory a weak bound lets
+    through (most of them, at a million). With ``exact=False`` the answer is the best ``top_k`` of the
+    candidates alone: milliseconds, and whatever the index missed is missing (``benchmarks/bench_pg.py``
+    prints its recall against the exact answer)."""
 
     kind = "pg_semantic"
 
     def __init__(self, dsn: str, *, user_id: str, embedder=None, clock=None, decay_rate: float = 0.95,
-                 embed_dim: int = 256, context_top_k: int = 3, candidates: int = 200):
+                 embed_dim: int = 256, context_top_k: int = 3, candidates: int = 200,
+                 exact: bool = True):
         if psycopg is None:
             raise RuntimeError(f"PgMemoryStore needs psycopg and pgvector: {INSTALL_HINT}")
         require_text("dsn", dsn)
@@ -86,6 +91,9 @@ class PgMemoryStore:
         self.decay_rate = require_decay_rate("decay_rate", decay_rate)
         self.context_top_k = require_positive_int("context_top_k", context_top_k)
         self.candidates = require_positive_int("candidates", candidates)
+        if not isinstance(exact, bool):
+            raise TypeError(f"exact must be True or False, got {exact!r}")
+        self.exact = exact
         self.embedder = embedder_from(embedder, embed_dim)
         self.clock = require_callable("clock", clock) or ManualClock()
         self.conn = psycopg.connect(dsn, autocommit=True)
@@ -323,7 +331,7 @@ class PgMemoryStore:
         k = min(top_k, MOST_ROWS)          # a larger top_k, as in memory, means every memory
         hits = ranked(self.conn, self.embedder.embed([query])[0], k=k, now=self.now(now),
                       decay_rate=self.decay_rate, candidates=min(max(self.candidates, k), MOST_ROWS),
-                      filters=filters)
+                      filters=filters, exact=self.exact)
         return [{"id": f"s{h['seq']}", **h} for h in hits]
 
     def retrieve(self, query: str, top_k: int = 3, now: datetime | None = None, **filters) -> list[tuple]:
