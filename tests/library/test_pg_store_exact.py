@@ -73,32 +73,44 @@ def test_the_bound_keeps_every_age_when_any_can_reach_it(least, rate):
 
 
 # ------------------------------------------------------------------ exactness is a setting
-def test_exact_false_answers_from_the_index_candidates_alone(random_vectors, monkeypatch):
-    """With ``exact=False`` the answer is the best of the candidates the index hands over, no check: an index
-    handing over the farthest memories gets the farthest back (and the exact store, on the same connection and
-    index, still gets the true answer)."""
-    numpy_store, pg_store = random_vectors
-    monkeypatch.setattr(pg_rank, "RANKED", pg_rank.RANKED.replace(NEAREST_FIRST, NEAREST_FIRST[:-1] + " DESC\n"))
-    query = "question 1"
-    expected = [f"s{h['row']}" for h in numpy_store.explain(query, 5)]
-    assert [h["id"] for h in pg_store.explain(query, 5)] == expected
-    monkeypatch.setattr(pg_store, "exact", False)
-    got = [h["id"] for h in pg_store.explain(query, 5)]
-    assert set(got) == {f"s{seq}" for seq in farthest(pg_store, query)} and not set(got) & set(expected)
+def walk_lengths(monkeypatch) -> list[int]:
+    """How many memories each retrieval with ``exact=False`` walked, recorded from here on."""
+    lengths, walk = [], pg_rank.walked
+
+    def recorded(*args):
+        seqs = walk(*args)
+        lengths.append(len(seqs))
+        return seqs
+    monkeypatch.setattr(pg_rank, "walked", recorded)
+    return lengths
 
 
-def test_exact_false_with_a_faithful_index_gives_the_exact_answer_here(random_vectors, monkeypatch):
-    """On 600 memories with every one a candidate (more than the table holds) the index's answer is exact."""
+def test_exact_false_walking_in_true_nearest_order_is_exact_and_stops_early(random_vectors, monkeypatch):
+    """Without the index the database hands the memories over truly nearest first: the walk's bound is then
+    safe (the in-memory answer, every time) and prunes (it stops long before the 600 memories)."""
     numpy_store, pg_store = random_vectors
     monkeypatch.setattr(pg_store, "exact", False)
-    monkeypatch.setattr(pg_store, "candidates", 1000)
-    pg_store.conn.execute("SET enable_indexscan = off")      # every row a candidate: a sequential scan
+    lengths = walk_lengths(monkeypatch)
+    pg_store.conn.execute("SET enable_indexscan = off")
     try:
-        for query in [f"question {i}" for i in range(5)]:
-            assert [h["id"] for h in pg_store.explain(query, 5)] == [
-                f"s{h['row']}" for h in numpy_store.explain(query, 5)]
+        for query in [f"question {i}" for i in range(QUESTIONS)]:
+            got = pg_store.explain(query, 5)
+            assert [h["id"] for h in got] == [f"s{h['row']}" for h in numpy_store.explain(query, 5)], query
     finally:
         pg_store.conn.execute("RESET enable_indexscan")
+    assert len(lengths) == QUESTIONS and max(lengths) < ROWS // 2 and min(lengths) >= 5
+
+
+def test_exact_false_is_only_as_exact_as_the_order_it_walks(random_vectors, monkeypatch):
+    """Walked in an order that is not nearest first (as an index that misses would hand memories over), the
+    bound stops the walk too soon and some answers differ from the exact one; ``exact=True`` still has them."""
+    numpy_store, pg_store = random_vectors
+    monkeypatch.setattr(pg_rank, "WALK", pg_rank.WALK.replace("ORDER BY embedding <=> %(query)s", "ORDER BY seq"))
+    asked = [f"question {i}" for i in range(QUESTIONS)]
+    expected = {q: [f"s{h['row']}" for h in numpy_store.explain(q, 5)] for q in asked}
+    assert all([h["id"] for h in pg_store.explain(q, 5)] == expected[q] for q in asked)
+    monkeypatch.setattr(pg_store, "exact", False)
+    assert sum([h["id"] for h in pg_store.explain(q, 5)] != expected[q] for q in asked) > QUESTIONS // 2
 
 
 def test_exact_must_be_a_bool(pg_dsn):
