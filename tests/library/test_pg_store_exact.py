@@ -90,6 +90,7 @@ def test_exact_false_walking_in_true_nearest_order_is_exact_and_stops_early(rand
     safe (the in-memory answer, every time) and prunes (it stops long before the 600 memories)."""
     numpy_store, pg_store = random_vectors
     monkeypatch.setattr(pg_store, "exact", False)
+    monkeypatch.setattr(pg_store, "candidates", ROWS)         # the walk may go through every memory
     lengths = walk_lengths(monkeypatch)
     pg_store.conn.execute("SET enable_indexscan = off")
     try:
@@ -110,7 +111,24 @@ def test_exact_false_is_only_as_exact_as_the_order_it_walks(random_vectors, monk
     expected = {q: [f"s{h['row']}" for h in numpy_store.explain(q, 5)] for q in asked}
     assert all([h["id"] for h in pg_store.explain(q, 5)] == expected[q] for q in asked)
     monkeypatch.setattr(pg_store, "exact", False)
+    monkeypatch.setattr(pg_store, "candidates", ROWS)
     assert sum([h["id"] for h in pg_store.explain(q, 5)] != expected[q] for q in asked) > QUESTIONS // 2
+
+
+def test_exact_false_walks_no_further_than_the_candidates(random_vectors, monkeypatch):
+    """With 5 candidates (the fixture's) the walk hands over 5 memories, no more, though the bound would go on: the
+    answer is the 5 nearest (here, where every memory weighs alike, the exact answer)."""
+    numpy_store, pg_store = random_vectors
+    monkeypatch.setattr(pg_store, "exact", False)
+    lengths = walk_lengths(monkeypatch)
+    pg_store.conn.execute("SET enable_indexscan = off")
+    try:
+        for query in [f"question {i}" for i in range(QUESTIONS)]:
+            assert [h["id"] for h in pg_store.explain(query, 5)] == [
+                f"s{h['row']}" for h in numpy_store.explain(query, 5)]
+    finally:
+        pg_store.conn.execute("RESET enable_indexscan")
+    assert set(lengths) == {5}
 
 
 def test_exact_must_be_a_bool(pg_dsn):

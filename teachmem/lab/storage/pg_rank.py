@@ -72,8 +72,8 @@ BOUNDED = scored("NOT MATERIALIZED", """
       AND importance >= %(least)s AND created > %(since)s""", """
 WHERE weight * decay >= %(least)s""")
 
-# exact=False: the nearest memories in the index's order (strict: nearest first), walked until no further one can
-# reach the k-th best score found so far (relevance bounds the score); then those scored as RANKED scores them.
+# exact=False: at most ``candidates`` memories in the index's order (strict: nearest first), walked until no
+# further one can reach the k-th best score found so far (relevance bounds the score); then scored as in RANKED.
 WALK = """SELECT seq, embedding <=> %(query)s AS distance, importance,
        greatest(floor(extract(epoch FROM %(now)s::timestamp - created) / 86400), 0)::float8 AS days
 FROM memories
@@ -83,7 +83,6 @@ LIMIT %(most)s"""
 WALKED = scored("MATERIALIZED", """
       AND seq = ANY(%(seqs)s)""", "")
 WALK_CHUNK = 100            # rows fetched at a time while walking
-WALK_MOST = 20_000          # pgvector's hnsw.max_scan_tuples: an iterative scan stops there
 
 # PostgreSQL refuses a float8 result that underflows to 0 ("value out of range: underflow"), where numpy gives
 # 0: a memory ~38 years old (0.95 ** 13870 days) or of importance 1e-320 failed every retrieval. An importance or a
@@ -121,7 +120,7 @@ def ranked(conn, query_vector, *, k: int, now: datetime, decay_rate: float, cand
     # the index's search list as long as the candidates asked for (pgvector's limit: 1000)
     conn.execute("SELECT set_config('hnsw.ef_search', %s, false)", [str(min(max(candidates, 40), 1000))])
     if not exact and any(query_vector):
-        params.update(seqs=walked(conn, where, params), most=WALK_MOST)
+        params.update(seqs=walked(conn, where, {**params, "most": candidates}))
         return [dict(zip(COLUMNS, row, strict=True)) for row in
                 conn.execute(sql.SQL(WALKED).format(filters=where), params).fetchall()]
     found = conn.execute(sql.SQL(RANKED).format(filters=where), {**params, "candidates": candidates}).fetchall()
@@ -133,16 +132,16 @@ def ranked(conn, query_vector, *, k: int, now: datetime, decay_rate: float, cand
 
 def walked(conn, where, params: dict) -> list[int]:
     """The seqs the index hands over nearest first (pgvector's iterative scan, strict order) until the next one's
-    relevance is below the k-th best score among those before it: no memory further on can beat them, whatever its
-    importance or age (each at most 1). Exact as far as the index finds the nearest memories; at most
-    ``WALK_MOST`` rows."""
+    relevance is below the k-th best score among those before it (no memory further on can beat them, whatever its
+    importance or age: each at most 1), or ``params["most"]`` have come. Exact as far as the index finds the
+    nearest memories, when the bound stops the walk before that limit."""
     k, rate, tiny = params["k"], params["decay_rate"], params["tiny"]
     seqs: list[int] = []
     best: list[float] = []             # the k best scores so far, a min-heap
     with conn.transaction():
         conn.execute("SET LOCAL hnsw.iterative_scan = strict_order")
         with conn.cursor(name="walk") as cursor:
-            cursor.execute(sql.SQL(WALK).format(filters=where), {**params, "most": WALK_MOST})
+            cursor.execute(sql.SQL(WALK).format(filters=where), params)
             while rows := cursor.fetchmany(WALK_CHUNK):
                 for seq, distance, importance, days in rows:
                     relevance = max(1.0 - distance, 0.0)

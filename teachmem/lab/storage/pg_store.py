@@ -74,10 +74,12 @@ class PgMemoryStore:
     memories the HNSW index finds give a bound; with ``exact=True`` (the default) every memory that could still
     beat it is then scored exactly, so the answer is the in-memory store's even where the index misses
     (``teachmem.lab.pg_rank``). That check is what costs at scale: it reads every memory a weak bound lets
-    through (most of them, at a million). With ``exact=False`` the index hands memories over nearest first
-    until none further on can beat the best ``top_k`` found (``teachmem.lab.storage.pg_rank.walked``): exact
-    as far as the index finds the nearest, milliseconds where the bound prunes early, and a memory the index
-    misses is missing (``benchmarks/bench_pg.py`` prints its recall against the exact answer)."""
+    through (most of them, at a million). With ``exact=False`` the index hands over at most ``candidates``
+    memories, nearest first, fewer when none further on can beat the best ``top_k`` found
+    (``teachmem.lab.storage.pg_rank.walked``), and the answer is the best of them: exact as far as the index
+    finds the nearest when the bound stops the walk early, else the best of the ``candidates`` nearest; a
+    memory the index misses is missing (``benchmarks/bench_pg.py`` prints its recall against the exact
+    answer)."""
 
     kind = "pg_semantic"
 
