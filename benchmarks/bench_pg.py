@@ -31,30 +31,43 @@ rows also give the latency of the index search alone, so the cost of exactness s
 
     .venv/bin/python benchmarks/bench_pg.py [sizes…]
     .venv/bin/python benchmarks/bench_pg.py --scale [N] [--synthetic]
+
+``--scale`` also prints the floor (one float32 matrix-vector product over every memory's vector, one BLAS thread),
+``store_many()`` per second (numpy beside store(); PostgreSQL into the store already holding the rest, its HNSW
+index live, as the application's role), top-10 latency and recall@10 against the exact top 10 of
+``PgMemoryStore`` with ``exact=True`` and ``exact=False``, and the server's settings; and writes it all, with the
+machine and the date, to ``benchmarks/results/bench_pg_<vectors>_<N>[...].json``.
 """
 from __future__ import annotations
 
+import json
 import os
 import sys
 import tempfile
 import time
-from datetime import timedelta
+from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
-import numpy as np
-import psutil
-import psycopg
-from pgvector.psycopg import register_vector
-from psycopg.conninfo import make_conninfo
+# One BLAS thread, as benchmarks/bench_semantic.py: the floor and the numpy store share it, so the ratio holds.
+for _var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
+    os.environ.setdefault(_var, "1")
 
-from teachmem import (EPOCH, MemoryDB, PgMemoryStore, SemanticMemoryStore, list_scenarios, load_locomo,
+import numpy as np  # noqa: E402
+import psutil  # noqa: E402
+import psycopg  # noqa: E402
+from pgvector.psycopg import register_vector  # noqa: E402
+from psycopg.conninfo import make_conninfo  # noqa: E402
+
+from teachmem import (EPOCH,  # noqa: E402
+                      MemoryDB, PgMemoryStore, SemanticMemoryStore, list_scenarios, load_locomo,
                       load_scenario, local_postgres)
-from teachmem.core.subword import SubwordEmbedder
-from teachmem.core.vectors import top_k_rows
+from teachmem.core.subword import SubwordEmbedder  # noqa: E402
+from teachmem.core.vectors import top_k_rows  # noqa: E402
 
 QUERIES = 200
 API_ROWS = 2_000        # PostgreSQL rows written through store(), one transaction each, before the bulk load
 DIM = 256
+RESULTS = Path(__file__).resolve().parent / "results"
 GRAPH_MEMORY = "3GB"    # maintenance_work_mem for the HNSW build: the graph of 1M × 256 dims fits (~1.8 GB)
 LATENT, CLUSTERS, SPREAD, NOISE = 16, 1_000, 0.35, 0.1    # the synthetic vectors (see synthetic_vectors)
 
@@ -172,15 +185,25 @@ def synthetic_workload(n: int) -> tuple[RowEmbedder, list[tuple[str, float, int]
     return embedder, [(f"m{i}", *importance_and_day(i)) for i in range(n)], [f"q{j}" for j in range(QUERIES)]
 
 
-def latencies(store, asked, now) -> tuple[list[float], list[list[str]]]:
-    """Per-question seconds, and each question's top 5 ids."""
+def latencies(store, asked, now, k: int = 5) -> tuple[list[float], list[list[str]]]:
+    """Per-question seconds, and each question's top ``k`` ids."""
     seconds, tops = [], []
     for q in asked:
         start = time.perf_counter()
-        hits = store.explain(q, 5, now)
+        hits = store.explain(q, k, now)
         seconds.append(time.perf_counter() - start)
         tops.append([h.get("id", f"s{h.get('row')}") for h in hits])
     return seconds, tops
+
+
+def floor_latencies(matrix: np.ndarray, questions: np.ndarray) -> list[float]:
+    """Per-question seconds of the floor: one float32 matrix-vector product over every memory's vector."""
+    seconds = []
+    for q in questions:
+        start = time.perf_counter()
+        matrix @ q
+        seconds.append(time.perf_counter() - start)
+    return seconds
 
 
 def fill_numpy(rows, embedder) -> tuple[SemanticMemoryStore, float, int]:
@@ -188,6 +211,26 @@ def fill_numpy(rows, embedder) -> tuple[SemanticMemoryStore, float, int]:
     before = psutil.Process().memory_info().rss
     store = SemanticMemoryStore(embedder=embedder, lexical_weight=0.0, reply_weight=0.0, scoring="product")
     return store, fill(store, rows), psutil.Process().memory_info().rss - before
+
+
+def batch_items(rows) -> list[dict]:
+    return [{"text": text, "importance": importance, "timestamp": EPOCH + timedelta(days=day), "user_id": "bench"}
+            for text, importance, day in rows]
+
+
+def numpy_batch_rates(rows, embedder, rounds: int = 3) -> dict:
+    """The in-memory store's store() and store_many() per second on the same rows into fresh stores, in turn
+    (a busy moment on a shared machine hits both alike): the median of ``rounds``."""
+    items, one, many = batch_items(rows), [], []
+    for _ in range(rounds):
+        store, start = SemanticMemoryStore(embedder=embedder), time.perf_counter()
+        for item in items:
+            store.store(**item)
+        one.append(len(items) / (time.perf_counter() - start))
+        store, start = SemanticMemoryStore(embedder=embedder), time.perf_counter()
+        store.store_many(items)
+        many.append(len(items) / (time.perf_counter() - start))
+    return {"store": float(np.median(one)), "store_many": float(np.median(many)), "rows": len(items)}
 
 
 def through_sqlite(store, folder: str, embedder) -> tuple[SemanticMemoryStore, dict]:
@@ -203,9 +246,10 @@ def through_sqlite(store, folder: str, embedder) -> tuple[SemanticMemoryStore, d
         return loaded, {"save": saved, "load": time.perf_counter() - start, "bytes": path.stat().st_size}
 
 
-def bulk_load(dsn: str, rows, vectors: np.ndarray) -> dict:
-    """Rows API_ROWS.. by binary COPY (as the server's owner: COPY FROM obeys no policy), then the HNSW index
-    built with ``GRAPH_MEMORY`` (a warning if the graph did not fit: the build then runs on disk, slower)."""
+def bulk_load(dsn: str, rows, vectors: np.ndarray, stop: int) -> dict:
+    """Rows API_ROWS..``stop`` by binary COPY (as the server's owner: COPY FROM obeys no policy), then the HNSW
+    index built with ``GRAPH_MEMORY`` (a warning if the graph did not fit: the build then runs on disk, slower):
+    the drop-and-rebuild path, which the application's role may not take."""
     with psycopg.connect(dsn, autocommit=True) as admin:
         register_vector(admin)
         admin.add_notice_handler(lambda notice: print(f"  postgres: {notice.message_primary}", flush=True))
@@ -216,22 +260,27 @@ def bulk_load(dsn: str, rows, vectors: np.ndarray) -> dict:
                 "FROM STDIN (FORMAT BINARY)") as copy:
             copy.set_types(["text", "integer", "text", "text", "vector", "double precision", "timestamp",
                             "timestamp"])
-            for seq in range(API_ROWS, len(rows)):
+            for seq in range(API_ROWS, stop):
                 text, importance, day = rows[seq]
                 when = EPOCH + timedelta(days=day)
                 copy.write_row(("bench", seq, text, "general", vectors[seq], importance, when, when))
         loaded = time.perf_counter() - start
         admin.execute(f"SET maintenance_work_mem = '{GRAPH_MEMORY}'")
         workers = admin.execute("SHOW max_parallel_maintenance_workers").fetchone()[0]
-        print(f"  building the HNSW index over {len(rows):,} rows ({workers} parallel workers)…", flush=True)
+        print(f"  building the HNSW index over {stop:,} rows ({workers} parallel workers)…", flush=True)
         start = time.perf_counter()
         admin.execute("CREATE INDEX memories_embedding ON memories USING hnsw (embedding vector_cosine_ops)")
         built = time.perf_counter() - start
+    return {"copy": loaded, "copied": stop - API_ROWS, "index": built, "workers": int(workers)}
+
+
+def sizes(dsn: str, n: int) -> dict:
+    with psycopg.connect(dsn, autocommit=True) as admin:
         admin.execute("VACUUM ANALYZE memories")
-        sizes = admin.execute("SELECT pg_table_size('memories'), pg_relation_size('memories_embedding'), "
-                              "pg_total_relation_size('memories')").fetchone()
-        assert admin.execute("SELECT count(embedding) FROM memories").fetchone()[0] == len(rows)
-    return {"copy": loaded, "index": built, "table": sizes[0], "hnsw": sizes[1], "total": sizes[2]}
+        table, hnsw, total = admin.execute("SELECT pg_table_size('memories'), pg_relation_size('memories_embedding'), "
+                                           "pg_total_relation_size('memories')").fetchone()
+        assert admin.execute("SELECT count(embedding) FROM memories").fetchone()[0] == n
+    return {"table": table, "hnsw": hnsw, "total": total}
 
 
 def knn_recall(pg_store, exact: list[set], questions: np.ndarray, ef_search: int) -> tuple[float, np.ndarray]:
@@ -254,62 +303,145 @@ def nearest(matrix: np.ndarray, questions: np.ndarray) -> list[set]:
     return [set(top_k_rows(matrix @ q, everyone, 5).tolist()) for q in questions]
 
 
-def scale(dsn: str, n: int, folder: str, synthetic: bool = False) -> None:
+def recall_at(tops: list[list[str]], exact: list[list[str]]) -> float:
+    """The share of each exact top k found in ``tops`` (the same questions), over all questions."""
+    return sum(len(set(a) & set(b)) for a, b in zip(tops, exact, strict=True)) / sum(map(len, exact))
+
+
+def server_settings(conn) -> dict:
+    names = ("server_version", "shared_buffers", "work_mem", "effective_cache_size", "max_parallel_workers",
+             "hnsw.iterative_scan", "hnsw.max_scan_tuples")
+    shown = {name: conn.execute(f"SHOW {name}").fetchone()[0] for name in names}
+    shown["pgvector"] = conn.execute("SELECT extversion FROM pg_extension WHERE extname = 'vector'").fetchone()[0]
+    shown["hnsw index"] = "m 16, ef_construction 64 (pgvector's defaults)"
+    return shown
+
+
+def machine() -> dict:
+    model = next((line.split(":", 1)[1].strip() for line in Path("/proc/cpuinfo").read_text().splitlines()
+                  if line.startswith("model name")), "?") if Path("/proc/cpuinfo").exists() else "?"
+    return {"cpu": model, "cores": os.cpu_count(), "ram_gb": round(psutil.virtual_memory().total / 2**30, 1),
+            "load_average_at_start": [round(x, 2) for x in os.getloadavg()], "blas_threads": 1,
+            "numpy": np.__version__, "python": sys.version.split()[0]}
+
+
+def pg_retrievals(pg_store, asked, now, modes) -> dict:
+    """For each mode (exact, candidates): top-10 latencies and ids, the store set to it."""
+    out = {}
+    for exact, candidates in modes:
+        pg_store.exact, pg_store.candidates = exact, candidates
+        out[f"exact={exact}, candidates {candidates}"] = latencies(pg_store, asked, now, 10)
+    pg_store.exact, pg_store.candidates = True, 200
+    return out
+
+
+def scale(dsn: str, n: int, folder: str, synthetic: bool = False, batch: int = 10_000) -> dict:
     start = time.perf_counter()
     embedder, rows, asked = (synthetic_workload if synthetic else real_workload)(n)
     print(f"{n:,} {'synthetic' if synthetic else 'real'} memories made in {time.perf_counter() - start:.1f} s",
           flush=True)
     now = EPOCH + timedelta(days=100)
+    batch_rates = numpy_batch_rates(rows[:min(n, 10_000)], embedder)
     numpy_store, numpy_fill, numpy_rss = fill_numpy(rows, embedder)
     print(f"numpy: {n:,} store() in {numpy_fill:.1f} s", flush=True)
     loaded, sqlite = (None, {}) if synthetic else through_sqlite(numpy_store, folder, embedder)
     if sqlite:
         print(f"sqlite: saved in {sqlite['save']:.1f} s, loaded in {sqlite['load']:.1f} s", flush=True)
     pg_dsn = fresh_dsn(dsn)
+    batch = min(batch, n - API_ROWS)
     with PgMemoryStore(pg_dsn, user_id="bench", embedder=embedder) as pg_store:
         pg_fill = fill(pg_store, rows[:API_ROWS])
         start = time.perf_counter()
         embedder.embed([text for text, _, _ in rows[:10_000]])
         embed_rate = min(n, 10_000) / (time.perf_counter() - start)
         matrix = numpy_store.table.matrix        # every memory's vector, as both stores hold it
-        bulk = bulk_load(pg_dsn, rows, matrix)
-        print(f"postgres: {API_ROWS:,} store() in {pg_fill:.1f} s, COPY {n - API_ROWS:,} in {bulk['copy']:.1f} s, "
+        bulk = bulk_load(pg_dsn, rows, matrix, n - batch)
+        print(f"postgres: {API_ROWS:,} store() in {pg_fill:.1f} s, COPY {bulk['copied']:,} in {bulk['copy']:.1f} s, "
               f"HNSW built in {bulk['index']:.1f} s", flush=True)
-        stores = {"numpy": numpy_store, "sqlite": loaded, "postgres": pg_store}
-        times = {name: latencies(store, asked, now) for name, store in stores.items() if store is not None}
+        start = time.perf_counter()
+        pg_store.store_many(batch_items(rows[n - batch:]))
+        pg_many = time.perf_counter() - start
+        print(f"postgres: store_many() of {batch:,} into {n - batch:,} with the index live in {pg_many:.1f} s",
+              flush=True)
+        disk = sizes(pg_dsn, n)
+        settings = server_settings(pg_store.conn)
+        times = {name: latencies(store, asked, now) for name, store in
+                 {"numpy": numpy_store, "sqlite": loaded}.items() if store is not None}
+        times["postgres"] = latencies(pg_store, asked, now)
+        numpy10 = latencies(numpy_store, asked, now, 10)
+        modes = pg_retrievals(pg_store, asked, now, [(True, 200), (False, 200), (False, 1000)])
+        floor = floor_latencies(matrix, embedder.embed(asked))
         qs = embedder.embed(asked[:100])
         exact = nearest(matrix, qs)
         recall = {ef: knn_recall(pg_store, exact, qs, ef) for ef in (40, 200)}
         pg_store.conn.execute("RESET hnsw.ef_search")
-    report(n, embed_rate, numpy_fill, numpy_rss, pg_fill, sqlite, bulk, times, recall)
+    result = report(n, synthetic, embed_rate, numpy_fill, numpy_rss, pg_fill, sqlite, bulk, disk, times, recall,
+                    floor, batch_rates, {"rows": batch, "into": n - batch, "seconds": pg_many}, numpy10, modes)
+    result["settings"] = settings
+    return result
 
 
-def report(n, embed_rate, numpy_fill, numpy_rss, pg_fill, sqlite, bulk, times, recall) -> None:
+def ms(seconds) -> list[float]:
+    return [round(float(x), 2) for x in np.percentile(seconds, [50, 95]) * 1000]
+
+
+def report(n, synthetic, embed_rate, numpy_fill, numpy_rss, pg_fill, sqlite, bulk, disk, times, recall, floor,
+           batch_rates, pg_batch, numpy10, modes) -> dict:
     p = {name: np.percentile(seconds, [50, 95]) * 1000 for name, (seconds, _) in times.items()}
+    p_floor = np.percentile(floor, [50, 95]) * 1000
     agree = {name: sum(a == b for a, b in zip(times["numpy"][1], tops, strict=True))
              for name, (_, tops) in times.items()}
     numpy_rate, pg_rate = n / numpy_fill, API_ROWS / pg_fill
+    many_rate = pg_batch["rows"] / pg_batch["seconds"]
     column = {"save": f"{sqlite['save']:.1f} / {sqlite['load']:.1f}", "p50": f"{p['sqlite'][0]:.1f}",
               "p95": f"{p['sqlite'][1]:.1f}", "agree": agree["sqlite"], "disk": f"{sqlite['bytes'] / n:,.0f}"} \
         if sqlite else dict.fromkeys(("save", "p50", "p95", "agree", "disk"), "-")
     print(f"\n{n:,} memories, {len(times['numpy'][0])} questions; embedding alone: {embed_rate:,.0f}/s"
           + ("" if sqlite else "; no SQLite column (synthetic: see the docstring)"))
-    print(f"{'':<28}{'numpy':>12}{'SQLite-loaded':>15}{'PostgreSQL':>13}   PostgreSQL / numpy")
-    print(f"{'insert, store() per s':<28}{numpy_rate:>12,.0f}{'':>15}{pg_rate:>13,.0f}   {pg_rate / numpy_rate:.2f}×")
-    print(f"{'bulk: COPY per s':<28}{'':>12}{'':>15}{(n - API_ROWS) / bulk['copy']:>13,.0f}")
-    print(f"{'HNSW index build, s':<28}{'':>12}{'':>15}{bulk['index']:>13.1f}")
-    print(f"{'save / load, s':<28}{'':>12}{column['save']:>15}")
+    print(f"{'':<34}{'numpy':>12}{'SQLite-loaded':>15}{'PostgreSQL':>13}   PostgreSQL / numpy")
+    print(f"{'insert, store() per s':<34}{numpy_rate:>12,.0f}{'':>15}{pg_rate:>13,.0f}   {pg_rate / numpy_rate:.2f}×")
+    print(f"{'insert, store_many() per s':<34}{batch_rates['store_many']:>12,.0f}{'':>15}{many_rate:>13,.0f}"
+          f"   (numpy: {batch_rates['rows']:,} rows, store() {batch_rates['store']:,.0f}/s in the same run; "
+          f"PostgreSQL: {pg_batch['rows']:,} rows into {pg_batch['into']:,}, HNSW index live)")
+    print(f"{'drop-and-rebuild: COPY per s':<34}{'':>12}{'':>15}{bulk['copied'] / bulk['copy']:>13,.0f}"
+          "   (as the owner, no index, no policy)")
+    print(f"{'HNSW index build, s':<34}{'':>12}{'':>15}{bulk['index']:>13.1f}   ({bulk['workers']} parallel workers)")
+    print(f"{'save / load, s':<34}{'':>12}{column['save']:>15}")
+    print(f"{'floor: float32 M @ q, p50 / p95 ms':<34}{f'{p_floor[0]:.1f} / {p_floor[1]:.1f}':>12}"
+          f"   numpy retrieve p50 = {p['numpy'][0] / p_floor[0]:.2f}× the floor")
     for k, label in ((0, "p50"), (1, "p95")):
-        print(f"{'retrieve ' + label + ', ms':<28}{p['numpy'][k]:>12.1f}{column[label]:>15}{p['postgres'][k]:>13.1f}"
-              f"   {p['postgres'][k] / p['numpy'][k]:.2f}×")
-    print(f"{'same top 5 as numpy':<28}{agree['numpy']:>12}{column['agree']:>15}{agree['postgres']:>13}")
+        print(f"{'retrieve top 5 ' + label + ', ms':<34}{p['numpy'][k]:>12.1f}{column[label]:>15}"
+              f"{p['postgres'][k]:>13.1f}   {p['postgres'][k] / p['numpy'][k]:.2f}×")
+    print(f"{'same top 5 as numpy':<34}{agree['numpy']:>12}{column['agree']:>15}{agree['postgres']:>13}")
+    exact10 = numpy10[1]
+    rows = {}
+    for mode, (seconds, tops) in modes.items():
+        rows[mode] = {"p50_p95_ms": ms(seconds), "recall_at_10": recall_at(tops, exact10)}
+        print(f"{mode + ', top 10 p50 ms':<34}{'':>27}{ms(seconds)[0]:>13.1f}   p95 {ms(seconds)[1]:.1f} ms, "
+              f"recall@10 against exact {rows[mode]['recall_at_10']:.3f}")
     for ef, (share, (p50, p95)) in recall.items():
-        print(f"{f'HNSW recall@5, ef_search {ef}':<28}{'':>12}{'':>15}{share:>13.3f}   "
+        print(f"{f'HNSW recall@5, ef_search {ef}':<34}{'':>12}{'':>15}{share:>13.3f}   "
               f"(the index search alone: p50 {p50:.1f} ms, p95 {p95:.1f} ms)")
-    print(f"{'memory per memory, bytes':<28}{numpy_rss / n:>12,.0f}{'':>15}{bulk['hnsw'] / n:>13,.0f}"
+    print(f"{'memory per memory, bytes':<34}{numpy_rss / n:>12,.0f}{'':>15}{disk['hnsw'] / n:>13,.0f}"
           "   (numpy: process growth; PostgreSQL: the HNSW index, what must stay in RAM)")
-    print(f"{'disk per memory, bytes':<28}{'':>12}{column['disk']:>15}{bulk['total'] / n:>13,.0f}"
-          f"   (PostgreSQL: table {bulk['table'] / n:,.0f} + indexes)")
+    print(f"{'disk per memory, bytes':<34}{'':>12}{column['disk']:>15}{disk['total'] / n:>13,.0f}"
+          f"   (PostgreSQL: table {disk['table'] / n:,.0f} + indexes)")
+    return {"memories": n, "vectors": "synthetic" if synthetic else "real text (SubwordEmbedder 256)",
+            "questions": len(times["numpy"][0]), "embedding_per_s": round(embed_rate),
+            "floor_ms_p50_p95": ms(floor),
+            "retrieve_top5_ms_p50_p95": {name: ms(seconds) for name, (seconds, _) in times.items()},
+            "same_top5_as_numpy": agree,
+            "postgres_top10": rows,
+            "hnsw_knn_recall_at_5": {str(ef): {"recall": share, "index_alone_ms_p50_p95": [round(p50, 2), round(p95, 2)]}
+                                     for ef, (share, (p50, p95)) in recall.items()},
+            "insert_per_s": {"numpy store()": round(numpy_rate), "numpy store_many()": round(batch_rates["store_many"]),
+                             "numpy store() beside it": round(batch_rates["store"]),
+                             "postgres store()": round(pg_rate), "postgres store_many(), index live": round(many_rate),
+                             "postgres store_many() rows / into": [pg_batch["rows"], pg_batch["into"]],
+                             "postgres drop-and-rebuild COPY": round(bulk["copied"] / bulk["copy"])},
+            "hnsw_build_s": round(bulk["index"], 1), "sqlite": sqlite,
+            "bytes_per_memory": {"numpy_rss": round(numpy_rss / n), "hnsw": round(disk["hnsw"] / n),
+                                 "postgres_disk": round(disk["total"] / n)}}
 
 
 def main(sizes: list[int]) -> None:
@@ -320,15 +452,23 @@ def main(sizes: list[int]) -> None:
 
 
 def main_scale(n: int, synthetic: bool) -> None:
+    """Run ``scale`` and store what it printed, with the machine, the date and the settings, as JSON in
+    ``benchmarks/results/`` (notebook 10 reads it)."""
+    when = datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+    about = machine()
     with tempfile.TemporaryDirectory() as folder, local_postgres(folder) as server:
         print(f"server started in {server.started_in:.2f} s; {os.cpu_count()} cores")
-        scale(server.dsn, n, folder, synthetic)
+        result = scale(server.dsn, n, folder, synthetic)
+    RESULTS.mkdir(exist_ok=True)
+    path = RESULTS / f"bench_pg_{'synthetic' if synthetic else 'real'}_{n}.json"
+    path.write_text(json.dumps({"date": when, "machine": about, **result}, indent=1, default=str) + "\n")
+    print(f"written to {path.relative_to(RESULTS.parent.parent)}")
 
 
 if __name__ == "__main__":
     if sys.argv[1:2] == ["--scale"]:
         synthetic = "--synthetic" in sys.argv
-        counts = [int(a) for a in sys.argv[2:] if a != "--synthetic"]
+        counts = [int(a) for a in sys.argv[2:] if a.isdigit()]
         main_scale(counts[0] if counts else 1_000_000 if synthetic else 100_000, synthetic)
     else:
         main([int(a) for a in sys.argv[1:]] or [1_000, 10_000])

@@ -9,11 +9,11 @@ turns came back. Printed side by side, in one run:
 * the store with each embedder alone (``lexical_weight=0, reply_weight=0``);
 * the hybrid (BM25 + subword vectors) without and with reply inheritance
   (the default store);
-* the default store when turns carry their real session dates and the
-  question is asked a day after the last session: decay 0.95 a day buries
-  old evidence under recent chatter; ``decay_rate=1.0`` switches it off;
-  ``scoring="half_life"`` keeps it (recency halves every 30 days unrecalled
-  but never falls below half, so relevance still decides).
+* the store when turns carry their real session dates and the question is
+  asked a day after the last session: the product score's decay of 0.95 a
+  day buries old evidence under recent chatter (``decay_rate=1.0`` switches
+  it off); the default time-aware score keeps it (time decides only between
+  near-copies, so relevance decides).
 
 Two settings: one store per conversation, and one store holding all three
 conversations (a bigger haystack, closer to real benchmark sizes).
@@ -72,10 +72,10 @@ RANKERS = {
     "bag-of-words vectors": _store_ranker(embedder=BagOfWordsEmbedder(256), lexical_weight=0, reply_weight=0),
     "subword vectors": _store_ranker(lexical_weight=0, reply_weight=0),
     "hybrid BM25 + subword": _store_ranker(reply_weight=0),
-    "default store (hybrid + replies)": _store_ranker(),
-    "default store, dated turns, decay": _store_ranker(dated=True),
-    "  same, decay_rate=1.0": _store_ranker(dated=True, decay_rate=1.0),
-    "  same, scoring=half_life": _store_ranker(dated=True, scoring="half_life"),
+    "default store (hybrid + neighbours)": _store_ranker(),
+    "product score, dated turns, decay": _store_ranker(dated=True, scoring="product"),
+    "  same, decay_rate=1.0": _store_ranker(dated=True, scoring="product", decay_rate=1.0),
+    "default store, dated turns": _store_ranker(dated=True),
 }
 
 

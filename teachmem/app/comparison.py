@@ -2,23 +2,34 @@
 
 ``comparison_view`` and ``extraction_view`` print it as text (notebook 07, through its lesson
 module); ``teachmem.app.projector`` draws the same rows as HTML and a chart for ``make app``.
-Each view only looks a ``Replay`` up: nothing is recomputed.
+Each view only looks a ``Replay`` up: nothing is recomputed. ``cache_costs`` is what each strategy
+has spent after each turn, with and without prompt caching (notebook 13).
 
 Taught in notebooks/07_compare_strategies.ipynb.
 """
 from __future__ import annotations
 
 import textwrap
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
+from itertools import accumulate
 
 from teachmem.core.change import Change
+from teachmem.lab.evaluation.prompt_cache import Price, bill, load_prices, requests, system_prompt
 from teachmem.lab.replay import Replay, replacements
 from teachmem.lab.scenarios import Fact, Scenario
 from teachmem.lessons.common import mark, short
 
 
 # ---------------------------------------------------------------- the comparison view
+def checked_turn(replay: Replay, turn: object) -> int:
+    """``turn`` if it is a turn of ``replay`` (an int from 1 to its length), else a clear ValueError."""
+    if isinstance(turn, bool) or not isinstance(turn, int) or not 1 <= turn <= len(replay.scenario):
+        raise ValueError(f"turn must be an int between 1 and {len(replay.scenario)}, got {turn!r}")
+    return turn
+
+
+
 def _context_lines(context: Sequence[dict], width: int = 72, head: int = 2, tail: int = 2) -> list[str]:
     """A context, shortened: each memory block on up to three lines, then the first and last messages."""
     lines: list[str] = []
@@ -191,3 +202,48 @@ def extraction_view(extracted: Mapping[int, Mapping[str, Sequence[Change | str]]
 def fact_name(fact: Fact) -> str:
     """A fact as a chart names it: its value, or what it is ("payments") when the value is long."""
     return fact.value if len(fact.value) <= 16 else fact.attribute.replace("_", " ")
+
+
+# ---------------------------------------------------------------- what each strategy has spent
+def cache_costs(scenario: Scenario, strategies: Mapping[str, Callable[[], object]],
+                price: Price | None = None, system: str | None = None,
+                ) -> dict[str, tuple[list[float], list[float]]]:
+    """US cents each strategy has spent after each turn of ``scenario``: (without caching, with caching).
+
+    Every model call a fresh strategy makes (its replies' prompts, after ``system``, and its own calls:
+    summaries, judged importance) is billed by ``teachmem.lab.evaluation.prompt_cache.bill`` under
+    ``price``, by default the price table's last row; ``system`` is the stated system prompt by default.
+
+    Taught in notebooks/13_what_memory_costs.ipynb.
+    """
+    price = load_prices()[-1] if price is None else price
+    system = system_prompt() if system is None else system
+    start = scenario.timestamp(1)
+    turn_at = {(scenario.timestamp(t.turn) - start).total_seconds(): t.turn for t in scenario.turns}
+    costs = {}
+    for name, make in strategies.items():
+        sent = requests(scenario, make, system)
+        spent = []
+        for caching in (False, True):
+            per_turn = [0.0] * len(scenario)
+            for (_, at, _), billed in zip(sent, bill(sent, price, caching=caching), strict=True):
+                per_turn[turn_at[at] - 1] += 100 * billed.cost
+            spent.append(list(accumulate(per_turn)))
+        costs[name] = (spent[0], spent[1])
+    return costs
+
+
+def cost_view(costs: Mapping[str, tuple[Sequence[float], Sequence[float]]], turn: int) -> str:
+    """What each strategy of ``costs`` (from ``cache_costs``) has spent after ``turn``: without
+    caching, with caching, and their ratio.
+
+    Taught in notebooks/13_what_memory_costs.ipynb.
+    """
+    last = min(len(off) for off, _ in costs.values())
+    if isinstance(turn, bool) or not isinstance(turn, int) or not 1 <= turn <= last:
+        raise ValueError(f"turn must be an int from 1 to {last}, got {turn!r}")
+    lines = [f"after turn {turn}, US cents spent   {'no caching':>10} {'caching':>8}   ratio"]
+    for name, (off, on) in costs.items():
+        lines.append(f"  {name:<30} {off[turn - 1]:>10.2f} {on[turn - 1]:>8.2f}   "
+                     f"{on[turn - 1] / off[turn - 1]:.2f}")
+    return "\n".join(lines)

@@ -1,4 +1,4 @@
-"""The extraction visualiser's HTML: a message with the words each Change came from highlighted.
+"""The comparison's table and the extraction visualiser's HTML: a message with the words each Change came from highlighted.
 
 ``extraction_html`` shows what each system's write of one message changed:
 the message, then for each system its events (ADD, UPDATE, DELETE, NOOP)
@@ -6,7 +6,8 @@ beside the message with the words each event's ``span`` points at marked and
 numbered alike. It says in plain words what the ids count (``id_words``) and
 why no words are marked when none are (``unmarked_words``). HTML that wraps at
 words, at a size a projected screen can show; ``teachmem.app.projector``
-puts a slider above it (``ExtractionWidget``).
+puts a slider above it (``ExtractionWidget``). ``turn_caption`` and ``comparison_html`` are the
+comparison's text under its chart (``ComparisonWidget``).
 """
 from __future__ import annotations
 
@@ -15,9 +16,11 @@ import itertools
 import re
 from collections.abc import Mapping, Sequence
 
-from teachmem.app.comparison import extraction_row
+from teachmem.app.comparison import change_words, checked_turn, comparison_rows, extraction_row, question_needs
 from teachmem.core.change import Change
+from teachmem.lab.replay import Replay
 from teachmem.lab.scenarios import Scenario
+from teachmem.lessons.common import short
 
 # Text that wraps at words, at 17 CSS pixels (about 13 pt): what a projected screen needs.
 BOX = "font-size:17px;line-height:1.45;max-width:1100px;overflow-wrap:break-word;white-space:normal"
@@ -144,3 +147,49 @@ def extraction_html(extracted: Mapping[int, Mapping[str, Sequence[Change | str]]
             f"changed</p>{quoted}"
             "<div style=\"display:grid;grid-template-columns:minmax(0,1fr) minmax(0,1fr);gap:4px 20px\">"
             f"{cells}</div></div>")
+
+
+# ---------------------------------------------------------------- text as HTML, wrapping at words
+CELL = "padding:4px 8px;border-bottom:1px solid #ddd;text-align:left;vertical-align:top"
+
+
+def turn_caption(replay: Replay, turn: int) -> str:
+    """What was said on ``turn``, as a line or two of HTML above the chart."""
+    said = replay.scenario.turns[checked_turn(replay, turn) - 1]
+    return (f'<div style="{BOX};min-height:2.9em"><b>Turn {turn} of {len(replay.scenario)}</b> · '
+            f"<i>{escaped(said.role)}</i>: {escaped(' '.join(said.content.split()))}</div>")
+
+
+def _sent(context: Sequence[dict]) -> str:
+    """What a context would send, shortened: each memory block, then how many messages and the last one."""
+    parts = [f"<div><i>{escaped(m['role'])}</i>: {escaped(short(m['content'], 220))}</div>"
+             for m in context if m["role"] == "system"]
+    talk = [m for m in context if m["role"] != "system"]
+    if talk:
+        parts.append(f"<div>{len(talk)} message{'' if len(talk) == 1 else 's'}, the last: "
+                     f"<i>{escaped(talk[-1]['role'])}</i>: {escaped(short(talk[-1]['content'], 90))}</div>")
+    return "".join(parts) or "nothing yet"
+
+
+def _flag(flag: bool | None) -> str:
+    return "–" if flag is None else ("✓ yes" if flag else "✗ no")
+
+
+def comparison_html(replay: Replay, turn: int) -> str:
+    """Every strategy after ``turn`` as an HTML table that wraps at words: tokens, model calls, whether it
+    knows of the change and answers the question, the stale facts it sends and what it would send.
+
+    The same rows as ``teachmem.app.comparison.comparison_view``; ``ComparisonWidget`` shows it.
+    """
+    rows, scenario = comparison_rows(replay, checked_turn(replay, turn)), replay.scenario
+    question = scenario.questions[0]
+    heads = ["strategy", "tokens", "model calls", f"knows {change_words(scenario)}", f"answers turn {question.turn}",
+             "stale facts sent", "what it would send"]
+    body = "".join(
+        "<tr>" + "".join(f'<td style="{CELL}">{cell}</td>' for cell in (
+            f"<b>{escaped(r.strategy)}</b>", f"{r.tokens:,}", r.calls, _flag(r.knows), _flag(r.answers),
+            escaped(", ".join(r.stale) or "none"), _sent(r.context))) + "</tr>" for r in rows)
+    return (f'<div style="{BOX}"><p>The turn-{question.turn} question needs {escaped(question_needs(scenario))}. '
+            "– means it cannot be judged yet.</p>"
+            '<table style="border-collapse:collapse;width:100%;table-layout:auto">'
+            "<tr>" + "".join(f'<th style="{CELL}">{escaped(h)}</th>' for h in heads) + f"</tr>{body}</table></div>")

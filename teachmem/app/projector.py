@@ -3,8 +3,9 @@
 ``ComparisonChart`` draws a replay at any turn on one figure and redraws it
 by moving its artists: the tokens each strategy sends, turn by turn, with the
 turn marked; which facts each strategy still holds; how many facts it recalls
-and leaks. ``turn_caption``, ``comparison_html`` and ``extraction_html``
-(from ``teachmem.app.highlights``) are the text parts, as HTML that wraps
+and leaks; given ``costs``, what it has spent with and without prompt caching.
+``turn_caption``, ``comparison_html`` and ``extraction_html`` (all three from
+``teachmem.app.highlights``) are the text parts, as HTML that wraps
 at words. ``ComparisonWidget`` and ``ExtractionWidget`` put a slider above
 them; their callbacks only call these views. Chart and text are sized to be
 read on a projected 1280×720 screen: 12 pt and more. ``make app`` serves them on notebooks/app/compare_live.ipynb, a page
@@ -28,14 +29,15 @@ from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 from matplotlib.text import Text
 
-from teachmem.app.comparison import change_words, comparison_rows, extraction_row, fact_name, question_needs
-from teachmem.app.highlights import BOX, escaped, extraction_html
+from teachmem.app.comparison import checked_turn as checked_turn, extraction_row, fact_name
+from teachmem.app.highlights import comparison_html as comparison_html, extraction_html
+from teachmem.app.highlights import turn_caption as turn_caption
 from teachmem.app.highlights import id_words as id_words, marked_html as marked_html
 from teachmem.app.highlights import unmarked_words as unmarked_words
 from teachmem.core.change import Change
 from teachmem.lab.replay import Replay
 from teachmem.lab.scenarios import Fact, Scenario
-from teachmem.lessons.common import OKABE_ITO, short
+from teachmem.lessons.common import OKABE_ITO
 
 # What a strategy's context does with a fact after a turn, and how the chart draws it.
 FACT_STATES: dict[str, dict[str, Any]] = {
@@ -63,6 +65,9 @@ STRATEGY_STYLES: dict[str, tuple[str, str]] = {
     "entity": ("#56B4E9", "D"), "semantic": ("#CC79A7", "v"), "hybrid": ("#D55E00", "P"),
 }
 OTHER_MARKERS = ("X", "*", "h", "<", ">")
+# Per strategy, the US cents spent after each turn: (without prompt caching, with it), as
+# ``teachmem.app.comparison.cache_costs`` gives them.
+Costs = Mapping[str, tuple[Sequence[float], Sequence[float]]]
 
 
 def strategy_style(names: Sequence[str]) -> dict[str, tuple[str, str]]:
@@ -79,13 +84,6 @@ def whole_pixels(bounds: tuple[float, float, float, float], width: float, height
     left, bottom, w, h = bounds
     x0, y0, x1, y1 = round(left * width), round(bottom * height), round((left + w) * width), round((bottom + h) * height)
     return x0 / width, y0 / height, (x1 - x0) / width, (y1 - y0) / height
-
-
-def checked_turn(replay: Replay, turn: object) -> int:
-    """``turn`` if it is a turn of ``replay`` (an int from 1 to its length), else a clear ValueError."""
-    if isinstance(turn, bool) or not isinstance(turn, int) or not 1 <= turn <= len(replay.scenario):
-        raise ValueError(f"turn must be an int between 1 and {len(replay.scenario)}, got {turn!r}")
-    return turn
 
 
 def fact_state(fact: Fact, turn: int, holds: frozenset[str], leaks: frozenset[str]) -> str:
@@ -115,19 +113,23 @@ class ComparisonChart:
     are dotted in its own colour, so its legend entry names both.
     """
 
-    def __init__(self, replay: Replay, width: float = 11, height: float = 4.3):
-        self.replay, self.names = replay, replay.strategies
+    def __init__(self, replay: Replay, width: float = 11, height: float = 4.3, costs: Costs | None = None):
+        self.replay, self.names, self.costs = replay, replay.strategies, costs
         self.fig = Figure(figsize=(width, height), dpi=100, layout="constrained")
         self.canvas = FigureCanvasAgg(self.fig)
-        ax_tokens, ax_facts, ax_recall = self.fig.subplots(1, 3, width_ratios=[1.7, 1.0, 0.75])
-        self._tokens_panel(ax_tokens)
-        self._facts_panel(ax_facts)
-        self._recall_panel(ax_recall)
+        ratios = [1.7, 1.0, 0.75] if costs is None else [1.45, 1.0, 0.6, 0.55]
+        axes = self.fig.subplots(1, len(ratios), width_ratios=ratios)
+        self._tokens_panel(axes[0])
+        self._facts_panel(axes[1])
+        self._recall_panel(axes[2])
+        self.spent: list[Any] = []           # the cost panel's bars and numbers, when there are costs
+        if costs is not None:
+            self._cost_panel(axes[3], costs)
         for ax in self.fig.axes:
             ax.tick_params(labelsize=TICK_PT)
         self._pngs: dict[int, bytes] = {}
         self.moving = sorted([*self.lines, *self.dots, self.marker, *self.states.values(), *self.recalled,
-                              *self.leaked, *self.counts], key=lambda artist: artist.get_zorder())
+                              *self.leaked, *self.counts, *self.spent], key=lambda artist: artist.get_zorder())
         with DRAWING:
             self.draw(len(replay.scenario))
             self.canvas.draw()
@@ -157,7 +159,8 @@ class ComparisonChart:
         ax.set_xlabel("turn", fontsize=TEXT_PT)
         ax.set_ylabel("tokens in the context", fontsize=TEXT_PT)
         ax.set_title("Tokens sent after each turn", fontsize=TITLE_PT)
-        ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.2), ncols=3, fontsize=TEXT_PT, frameon=False,
+        ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.2), ncols=2 if self.costs else 3, fontsize=TEXT_PT,
+                  frameon=False,
                   handlelength=1.6, handletextpad=0.4, columnspacing=0.9, labelspacing=0.2)
 
     def _facts_panel(self, ax: Axes) -> None:
@@ -196,6 +199,8 @@ class ComparisonChart:
         self.marker.set_xdata([turn, turn])
         self._draw_facts(turn)
         self._draw_recall(turn)
+        if self.costs is not None:
+            self._draw_costs(turn, self.costs)
 
     def _draw_facts(self, turn: int) -> None:
         points: dict[str, list[tuple[int, int]]] = {state: [] for state in FACT_STATES}
@@ -213,6 +218,36 @@ class ComparisonChart:
             leaked.set_width(leaks)
             text.set_x(max(held, leaks) + 0.2)
             text.set_text(f"{held}/{true}" + (f", {leaks} leaked" if leaks else ""))
+
+    def _cost_panel(self, ax: Axes, costs: Costs) -> None:
+        """Per strategy, the cents spent so far: an outline without caching, a filled bar with it."""
+        if set(costs) != set(self.names):
+            raise ValueError(f"costs must name the replay's strategies {self.names}, got {sorted(costs)}")
+        rows = np.arange(len(self.names))
+        self.without = ax.barh(rows - 0.19, np.zeros(len(rows)), 0.36, fill=False, edgecolor="0.3",
+                               label="spent, no caching")
+        self.cached = ax.barh(rows + 0.19, np.zeros(len(rows)), 0.36, color="#009E73",
+                              label="spent, with caching")
+        self.cents = [ax.text(0, float(y), "", va="center", fontsize=TEXT_PT) for y in rows]
+        self.spent = [*self.without, *self.cached, *self.cents]
+        ax.set_yticks(rows, [])              # the rows of the panel beside it, in the same order
+        top = max(max(off[-1], on[-1]) for off, on in costs.values())
+        ax.set(xlim=(0, top * 1.6), ylim=(len(rows) - 0.5, -0.5))
+        ax.set_xlabel("US cents", fontsize=TEXT_PT)     # no title: the one beside it runs over it
+        # One legend for this panel and the one beside it, in the figure's corner and out of the layout:
+        # a legend wider than its narrow panel would push the panels apart.
+        (recall, named), (spent, said) = self.ax_recall.get_legend_handles_labels(), ax.get_legend_handles_labels()
+        self.ax_recall.legend(recall + spent, named + said, loc="lower right", bbox_to_anchor=(1, 0),
+                              bbox_transform=self.fig.transFigure, fontsize=TEXT_PT, frameon=False,
+                              labelspacing=0.2).set_in_layout(False)
+
+    def _draw_costs(self, turn: int, costs: Costs) -> None:
+        for name, without, cached, text in zip(self.names, self.without, self.cached, self.cents, strict=True):
+            off, on = costs[name][0][turn - 1], costs[name][1][turn - 1]
+            without.set_width(off)
+            cached.set_width(on)
+            text.set_x(max(off, on) * 1.03)
+            text.set_text(f"{on:.1f}¢")
 
     def png(self, turn: int) -> bytes:
         """The chart at ``turn`` as PNG bytes (drawn once per turn, then kept)."""
@@ -248,52 +283,6 @@ class ComparisonChart:
         return thread
 
 
-# ---------------------------------------------------------------- text as HTML, wrapping at words
-CELL = "padding:4px 8px;border-bottom:1px solid #ddd;text-align:left;vertical-align:top"
-
-
-def turn_caption(replay: Replay, turn: int) -> str:
-    """What was said on ``turn``, as a line or two of HTML above the chart."""
-    said = replay.scenario.turns[checked_turn(replay, turn) - 1]
-    return (f'<div style="{BOX};min-height:2.9em"><b>Turn {turn} of {len(replay.scenario)}</b> · '
-            f"<i>{escaped(said.role)}</i>: {escaped(' '.join(said.content.split()))}</div>")
-
-
-def _sent(context: Sequence[dict]) -> str:
-    """What a context would send, shortened: each memory block, then how many messages and the last one."""
-    parts = [f"<div><i>{escaped(m['role'])}</i>: {escaped(short(m['content'], 220))}</div>"
-             for m in context if m["role"] == "system"]
-    talk = [m for m in context if m["role"] != "system"]
-    if talk:
-        parts.append(f"<div>{len(talk)} message{'' if len(talk) == 1 else 's'}, the last: "
-                     f"<i>{escaped(talk[-1]['role'])}</i>: {escaped(short(talk[-1]['content'], 90))}</div>")
-    return "".join(parts) or "nothing yet"
-
-
-def _flag(flag: bool | None) -> str:
-    return "–" if flag is None else ("✓ yes" if flag else "✗ no")
-
-
-def comparison_html(replay: Replay, turn: int) -> str:
-    """Every strategy after ``turn`` as an HTML table that wraps at words: tokens, model calls, whether it
-    knows of the change and answers the question, the stale facts it sends and what it would send.
-
-    The same rows as ``teachmem.app.comparison.comparison_view``; ``ComparisonWidget`` shows it.
-    """
-    rows, scenario = comparison_rows(replay, checked_turn(replay, turn)), replay.scenario
-    question = scenario.questions[0]
-    heads = ["strategy", "tokens", "model calls", f"knows {change_words(scenario)}", f"answers turn {question.turn}",
-             "stale facts sent", "what it would send"]
-    body = "".join(
-        "<tr>" + "".join(f'<td style="{CELL}">{cell}</td>' for cell in (
-            f"<b>{escaped(r.strategy)}</b>", f"{r.tokens:,}", r.calls, _flag(r.knows), _flag(r.answers),
-            escaped(", ".join(r.stale) or "none"), _sent(r.context))) + "</tr>" for r in rows)
-    return (f'<div style="{BOX}"><p>The turn-{question.turn} question needs {escaped(question_needs(scenario))}. '
-            "– means it cannot be judged yet.</p>"
-            '<table style="border-collapse:collapse;width:100%;table-layout:auto">'
-            "<tr>" + "".join(f'<th style="{CELL}">{escaped(h)}</th>' for h in heads) + f"</tr>{body}</table></div>")
-
-
 # ---------------------------------------------------------------- widgets
 def turn_from_query(query: str | None, last: int, default: int = 1) -> int:
     """The turn a page's address asks for (``?turn=17``), or ``default`` without one.
@@ -314,15 +303,16 @@ class ComparisonWidget(ipywidgets.VBox):
     the chart, and the table; moving the turn redraws the chart. The callback only calls the views.
     With ``prerender`` the chart of every turn is drawn in the background as soon as the widget shows.
     ``compact`` puts the chart and the table in two tabs, so that either sits right under the slider on a
-    1280×720 screen with JupyterLab around it.
+    1280×720 screen with JupyterLab around it. Given ``costs`` (``teachmem.app.comparison.cache_costs``),
+    the chart has a fourth panel: what each strategy has spent, with and without prompt caching.
 
     Taught in notebooks/07_compare_strategies.ipynb.
     """
 
     def __init__(self, replay: Replay, turn: int = 1, *, interval: int = 1500, prerender: bool = False,
-                 compact: bool = False):
+                 compact: bool = False, costs: Costs | None = None):
         last, turn = len(replay.scenario), checked_turn(replay, turn)     # a bad turn fails before any drawing
-        self.replay, self.chart = replay, ComparisonChart(replay)
+        self.replay, self.chart = replay, ComparisonChart(replay, costs=costs)
         self.slider = ipywidgets.IntSlider(value=turn, min=1, max=last, description="turn",
                                            layout=ipywidgets.Layout(width="min(720px, 100%)"))
         self.play = ipywidgets.Play(value=turn, min=1, max=last, interval=interval)

@@ -214,3 +214,17 @@ def embedder_from(embedder, embed_dim: int):
         raise TypeError("embedder must have an int dim and an embed(texts) method, "
                         f"got {type(embedder).__name__}")
     return embedder
+
+
+class Embedded:
+    """``embedder`` with ``texts`` embedded beforehand, in one call (a batch write): ``embed`` of
+    one of them looks its vector up; any other text goes to ``embedder``."""
+
+    def __init__(self, embedder, texts: list[str]):
+        self.embedder, self.dim = embedder, embedder.dim
+        self.vectors = dict(zip(texts, embedder.embed(texts), strict=True)) if texts else {}
+
+    def embed(self, texts: Sequence[str]) -> np.ndarray:
+        if len(texts) == 1 and texts[0] in self.vectors:
+            return self.vectors[texts[0]][None]
+        return self.embedder.embed(texts)

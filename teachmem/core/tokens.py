@@ -17,7 +17,8 @@ from typing import Callable, Iterable
 
 __all__ = ["TokenCounter", "TOKENS_PER_WORD", "LONGEST_WORD", "UNSPACED", "is_word", "run_tokens",
            "cut_points", "words_estimator", "estimate_tokens", "count_message_tokens",
-           "chars_estimate", "from_tokenizer"]
+           "chars_estimate", "from_tokenizer", "prompt_pieces", "shared_pieces", "prefix_tokens",
+           "shared_prefix_tokens"]
 
 TokenCounter = Callable[[str], int]
 
@@ -132,3 +133,63 @@ def from_tokenizer(encode: Callable[[str], Iterable]) -> TokenCounter:
         return len(list(encode(text)))
 
     return count
+
+
+# ---- Going further (13: what a prompt cache can read) ----
+def prompt_pieces(messages: Iterable[dict]) -> tuple[str, ...]:
+    """A prompt in the pieces prefixes are compared by: each message's role, then its words.
+
+    >>> prompt_pieces([{"role": "system", "content": "Be brief."},
+    ...                {"role": "user", "content": "Hi"}])
+    ('<system>', ' Be', ' brief.', '<user>', ' Hi')
+    """
+    out: list[str] = []
+    for m in messages:
+        out.append(f"<{m['role']}>")
+        out += cut_points(m["content"])
+    return tuple(out)
+
+
+def shared_pieces(a: tuple, b: tuple) -> int:
+    """How many pieces ``a`` and ``b`` share from their start.
+
+    >>> shared_pieces(("<user>", " one", " two"), ("<user>", " one", " three"))
+    2
+    """
+    n = 0
+    for x, y in zip(a, b, strict=False):   # the shorter one ends the shared part
+        if x != y:
+            break
+        n += 1
+    return n
+
+
+def prefix_tokens(messages: list[dict], n_pieces: int,
+                  counter: TokenCounter = estimate_tokens) -> int:
+    """Tokens of the first ``n_pieces`` pieces of ``messages`` (a role is a piece of no tokens).
+
+    >>> prefix_tokens([{"role": "user", "content": "one two three four five six"}], 1 + 5)
+    6
+    """
+    total = 0
+    for m in messages:
+        words = cut_points(m["content"])
+        if n_pieces == 0:
+            break
+        n_pieces -= 1                               # the role
+        total += counter("".join(words[:n_pieces]))
+        n_pieces = max(0, n_pieces - len(words))
+    return total
+
+
+def shared_prefix_tokens(before: list[dict], messages: list[dict],
+                         counter: TokenCounter = estimate_tokens) -> int:
+    """Tokens ``messages`` open with, role by role and word by word, as ``before`` did: what a
+    prompt cache holding ``before`` could read of them.
+
+    >>> shared_prefix_tokens([{"role": "system", "content": "one two three four"}],
+    ...                      [{"role": "system", "content": "one two three five"}])
+    3
+    """
+    return prefix_tokens(messages, shared_pieces(prompt_pieces(before), prompt_pieces(messages)),
+                         counter)

@@ -38,8 +38,17 @@ def require_role(name: str, value) -> str:
     """
     if not isinstance(value, str):
         raise TypeError(f"{name} must be a str, one of {ROLES}, got {type(value).__name__}")
-    if value not in ROLES:
-        raise ValueError(f"{name} must be one of {ROLES}, got {value!r}")
+    return require_choice(name, value, ROLES)
+
+
+def require_choice(name: str, value, choices) -> str:
+    """One of ``choices`` (a setting that names a way of working).
+
+    >>> require_choice("layout", "stable", ("ranked", "stable"))
+    'stable'
+    """
+    if value not in choices:
+        raise ValueError(f"{name} must be one of {tuple(choices)}, got {value!r}")
     return value
 
 

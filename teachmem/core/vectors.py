@@ -15,7 +15,7 @@ import numpy as np
 from teachmem.core.validate import require_text
 
 __all__ = ["MemoryTable", "decay_factor", "label_key", "min_max", "near_duplicate_groups",
-           "require_labels", "top_k_rows"]
+           "require_items", "require_labels", "top_k_rows"]
 
 _LABEL_TYPES = (str, int, float, bool, type(None))
 
@@ -58,6 +58,27 @@ def require_labels(metadata: dict, filters: bool = False) -> dict:
             several = " or a list of them" if filters else ""
             raise TypeError(f"user_id must be a str{several}, got {value!r}")
     return metadata
+
+
+def require_items(items, check) -> list:
+    """``check(**item)`` for each dict of ``items`` (a list or tuple) before anything is written:
+    what each call returns, or the first refusal, naming ``items[i]`` (a batch write is checked
+    whole, so a refused batch writes nothing).
+
+    >>> require_items([{"text": "a"}], lambda text: text.upper())
+    ['A']
+    """
+    if not isinstance(items, (list, tuple)):
+        raise TypeError(f"items must be a list of dicts, got {type(items).__name__}")
+    checked = []
+    for i, item in enumerate(items):
+        if not isinstance(item, dict):
+            raise TypeError(f"items[{i}] must be a dict of arguments, got {type(item).__name__}")
+        try:
+            checked.append(check(**item))
+        except (TypeError, ValueError) as err:
+            raise type(err)(f"items[{i}]: {err}") from err
+    return checked
 
 
 class MemoryTable:

@@ -17,7 +17,8 @@ import math
 import re
 import warnings
 
-from teachmem.core.validate import require_fraction, require_positive_int, require_text
+from teachmem.core.validate import (require_choice, require_fraction, require_positive_int,
+                                    require_text)
 from teachmem.llm.protocol import LLM, ExtractionError, ExtractionWarning, Triple
 
 __all__ = ["SUMMARY_PROMPT", "EXTRACTION_PROMPT", "IMPORTANCE_PROMPT", "CONTRADICTION_PROMPT",
@@ -226,8 +227,7 @@ def extract_triples(llm: LLM, text: str, *, min_confidence: float = 0.7, on_erro
     _require_llm(llm)
     require_text("text", text, allow_empty=True)
     min_confidence = require_fraction("min_confidence", min_confidence)
-    if on_error not in ("raise", "warn"):
-        raise ValueError(f"on_error must be 'raise' or 'warn', got {on_error!r}")
+    require_choice("on_error", on_error, ("raise", "warn"))
     if not any(c.isalnum() for c in text):
         return []
     messages = [{"role": "system", "content": EXTRACTION_PROMPT},

@@ -15,9 +15,9 @@ from datetime import datetime
 
 from teachmem.core.change import Change
 from teachmem.core.clock import Clock, ManualClock
-from teachmem.core.validate import (require_callable, require_datetime, require_fraction,
-                                    require_int_at_least, require_message, require_positive_int,
-                                    require_text)
+from teachmem.core.validate import (require_callable, require_choice, require_datetime,
+                                    require_fraction, require_int_at_least, require_message,
+                                    require_positive_int, require_text)
 from teachmem.core.words import shared_words
 from teachmem.llm import LLM, Triple, extract_triples, rule_triples
 
@@ -80,13 +80,11 @@ class EntityMemory:
     def __init__(self, *, llm: LLM | None = None, min_confidence: float = 0.7,
                  on_error: str = "raise", small_store: int = 20, min_overlap: int = 1,
                  clock: Clock | None = None):
-        if on_error not in ("raise", "warn"):
-            raise ValueError(f"on_error must be 'raise' or 'warn', got {on_error!r}")
         self.min_confidence = require_fraction("min_confidence", min_confidence)
         self.small_store = require_int_at_least("small_store", small_store, 0)
         self.min_overlap = require_positive_int("min_overlap", min_overlap)
         self.llm = require_callable("llm", llm, "complete")
-        self.on_error = on_error
+        self.on_error = require_choice("on_error", on_error, ("raise", "warn"))
         self.clock: Clock = require_callable("clock", clock) or ManualClock()
         self.values: list[FactValue] = []   # every value ever stored, in the order it arrived
         self.last_turn: int | None = None

@@ -6,8 +6,7 @@ token: entity facts (at most ``fact_share`` of the room), then long-term memorie
 question (at most ``memory_share``), then the window, newest first, in what is left. The room is
 the budget minus the reply's reserve, the system prompt and the user's message. Remembered text
 enters only as quoted data. A :class:`PromptTrace` says what went in, what was cut, and why.
-Going further (09): saving and loading its own settings; its parts are saved, loaded and forgotten
-through the protocol (``parts``), never by this class.
+Going further: saving (09: its parts only through ``parts``); a layout for a prompt cache (13).
 
 Taught in notebooks/06_hybrid_manager.ipynb.
 """
@@ -18,10 +17,11 @@ from datetime import datetime
 
 from teachmem.core.change import Change
 from teachmem.core.text import fenced, quote
-from teachmem.core.tokens import TokenCounter, estimate_tokens
-from teachmem.core.validate import (require_callable, require_datetime, require_fraction,
-                                    require_int_at_least, require_positive_int, require_role,
-                                    require_text, require_turn)
+from teachmem.core.tokens import (TokenCounter, count_message_tokens, estimate_tokens,
+                                  prefix_tokens, prompt_pieces, shared_pieces)
+from teachmem.core.validate import (require_callable, require_choice, require_datetime,
+                                    require_fraction, require_int_at_least, require_positive_int,
+                                    require_role, require_text, require_turn)
 from teachmem.llm import LLM, OfflineLLM, score_importance
 from teachmem.memory.entity import EntityMemory
 from teachmem.memory.semantic import SemanticMemoryStore
@@ -33,7 +33,7 @@ DEFAULT_SYSTEM_PROMPT = "You are a helpful assistant."
 IMPORTANCE_CHARS = 4000
 SCORE_PARTS = ("relevance", "importance", "decay", "recency", "score")
 SETTINGS = ("token_budget", "reserve_tokens", "fact_share", "memory_share", "memory_top_k",
-            "min_importance", "system_prompt")
+            "min_importance", "system_prompt", "layout")
 
 
 @dataclass(frozen=True)
@@ -60,6 +60,7 @@ class PromptTrace:
     messages: list[dict] = field(default_factory=list)
     candidates: list[Candidate] = field(default_factory=list)
     prompt_tokens: int = 0   # what the assembled prompt costs, counted as a whole
+    cache_hit_rate: float = 0.0   # the share of it the previous prompt opened with (13)
 
     @property
     def limit(self) -> int:
@@ -108,7 +109,7 @@ class HybridMemoryManager:
                  fact_share: float = 0.15, memory_share: float = 0.15, recent_k: int = 10,
                  important_k: int = 3, memory_top_k: int = 3, min_importance: float = 0.5,
                  system_prompt: str = DEFAULT_SYSTEM_PROMPT, llm: LLM | None = None,
-                 clock=None, token_counter: TokenCounter = estimate_tokens):
+                 clock=None, token_counter: TokenCounter = estimate_tokens, layout: str = "ranked"):
         self.token_budget = require_positive_int("token_budget", token_budget)
         self.reserve_tokens = require_int_at_least("reserve_tokens", reserve_tokens, 0)
         self.fact_share = require_fraction("fact_share", fact_share)
@@ -122,6 +123,8 @@ class HybridMemoryManager:
         self.llm = require_callable("llm", llm, "complete") or OfflineLLM()   # judges importance
         self.system_prompt = require_text("system_prompt", system_prompt)
         self._room(system_prompt, None)             # a prompt too big for the budget fails here
+        self.layout = require_choice("layout", layout, ("ranked", "stable"))   # (13)
+        self.sent: tuple[int, ...] = ()             # the latest prompt, as hashes of its pieces
         self.window = SlidingWindowMemory(recent_k, important_k)
         self.entity = EntityMemory(clock=require_callable("clock", clock))
         self.clock = self.entity.clock              # one clock for every part
@@ -167,13 +170,13 @@ class HybridMemoryManager:
             require_text("query", query, allow_empty=True)
         if self.last_turn is None:
             return []
-        return self._pack(query, self.system_prompt, None).messages
+        return self._laid_out(query, self.system_prompt, None).messages
 
     def explain_prompt(self, user_message: str, system_prompt: str | None = None) -> PromptTrace:
         """The packing for ``user_message``: every candidate, its cost, kept or dropped, and why."""
         require_text("user_message", user_message)
         system = self.system_prompt if system_prompt is None else system_prompt
-        return self._pack(user_message, system, user_message)
+        return self._laid_out(user_message, system, user_message)
 
     def assemble_prompt(self, user_message: str, system_prompt: str | None = None) -> list[dict]:
         """The messages to send: system (facts and memories in it), the window, ``user_message``."""
@@ -212,11 +215,10 @@ class HybridMemoryManager:
     def _ranked_facts(self, query: str | None) -> list[tuple]:
         """``(turn, quoted line, scores)`` of each current fact: those sharing most words with the
         query first, then the surest, then the oldest. A changed fact says what it replaced."""
-        changes = {(c["entity"], c["attribute"]): c for c in self.entity.get_changelog()}
         ranked = []
         for fact in self.entity.facts():
-            change = changes.get((fact.entity, fact.attribute))
-            was = f" (since turn {change['turn']}, was {change['old']})" if change else ""
+            before = [f.value for f in self.entity.values if f.id == fact.id and f is not fact]
+            was = f" (since turn {fact.valid_from}, was {before[-1]})" if before else ""
             scores = {"overlap": fact.shares(query), "confidence": fact.confidence}
             ranked.append((fact.valid_from, quote(fact.line + was), scores))
         return sorted(ranked, key=lambda c: (-c[2]["overlap"], -c[2]["confidence"], c[0]))
@@ -295,9 +297,30 @@ class HybridMemoryManager:
                    token_counter: TokenCounter = estimate_tokens) -> "HybridMemoryManager":
         """A manager with the saved settings; model and token counter are not state, so pass them
         again. Its parts are fresh: whoever loads it puts the saved ones in (see ``parts``)."""
-        settings = {name: state[name] for name in SETTINGS}
+        settings = {name: state[name] for name in SETTINGS if name in state}
         manager = cls(**settings, llm=llm, clock=clock, token_counter=token_counter)
         manager.last_turn = state["last_turn"]
         manager.now = datetime.fromisoformat(state["now"]) if state["now"] else None
         return manager
 
+    # ---- Going further (13: a layout a prompt cache can keep) ----
+    def _laid_out(self, query: str | None, system: str, user_message: str | None) -> PromptTrace:
+        """``_pack``'s prompt and the share of it the last prompt opened with. ``layout="stable"``
+        puts what changes least first: the system prompt, the facts in the order they became true,
+        the window; then the memories retrieved for this query and the user's message."""
+        trace = self._pack(query, system, user_message)
+        if self.layout == "stable":
+            facts = [c.text for c in sorted(trace.kept("fact"), key=lambda c: c.turn or 0)]
+            head = [system, fenced("Known facts", facts)] if facts else [system]
+            memories = [c.text for c in trace.kept("memory")]
+            block = [{"role": "system", "content": fenced("Relevant memories", memories)}]
+            end = len(trace.messages) - (user_message is not None)
+            trace.messages = [{"role": "system", "content": "\n\n".join(head)},
+                              *trace.messages[1:end], *(block if memories else []),
+                              *trace.messages[end:]]
+            trace.prompt_tokens = count_message_tokens(trace.messages, self.count_tokens)
+        pieces = tuple(hash(piece) for piece in prompt_pieces(trace.messages))   # not the words
+        shared = prefix_tokens(trace.messages, shared_pieces(self.sent, pieces), self.count_tokens)
+        trace.cache_hit_rate = shared / max(trace.prompt_tokens, 1)
+        self.sent = pieces
+        return trace

@@ -17,11 +17,24 @@ from datetime import datetime
 import numpy as np
 
 from teachmem.core.change import Change
-from teachmem.core.validate import require_fraction, require_positive_int, require_text
-from teachmem.core.vectors import MemoryTable, near_duplicate_groups
+from teachmem.core.subword import Embedded
+from teachmem.core.validate import (require_datetime, require_fraction, require_positive_int,
+                                    require_text)
+from teachmem.core.vectors import MemoryTable, near_duplicate_groups, require_items, require_labels
 from teachmem.memory.semantic_scores import DAY_US, epoch_us
 
 MEMORY_ID = r"s(0|[1-9]\d*)"      # "s" and the row: s0, s1, …
+
+
+def storable(text, memory_type="general", importance=0.5, timestamp=None, **metadata) -> dict:
+    """``store``'s arguments, refused as ``store`` refuses them, else as a dict of them."""
+    require_text("text", text)
+    require_text("memory_type", memory_type)
+    require_fraction("importance", importance)
+    require_datetime("timestamp", timestamp)
+    require_labels(metadata)
+    return {"text": text, "memory_type": memory_type, "importance": importance,
+            "timestamp": timestamp, **metadata}
 
 
 class SemanticUpkeep:
@@ -40,6 +53,20 @@ class SemanticUpkeep:
     edits: dict[int, list[str]]
     now: Callable[..., datetime]
     _retire: Callable[[int, str], Change]
+    store: Callable[..., list[Change]]
+
+    # ---- 05: many memories in one call ----
+    def store_many(self, items: list[dict]) -> list[Change]:
+        """``store(**item)`` for each of ``items`` in order: the same Changes and rows as one
+        call at a time. Every item is checked before the first is stored: a refused batch
+        stores nothing. The texts are embedded in one call."""
+        items = require_items(items, storable)
+        embedder = self.embedder
+        self.embedder = Embedded(embedder, [item["text"] for item in items])
+        try:
+            return [change for item in items for change in self.store(**item)]
+        finally:
+            self.embedder = embedder
 
     # ---- 05b: merging and pruning ----
     def consolidate(self, threshold: float = 0.9) -> list[Change]:

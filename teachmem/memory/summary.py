@@ -8,6 +8,11 @@ summarisation); ``keep_recent=summarize_every // 2`` folds only the oldest half.
 from the model folds nothing (a NOOP says so, the next message tries again); a failed call raises
 and also loses nothing.
 
+Going further (13): ``max_tokens`` folds when the context nears a model's limit instead of every
+``summarize_every`` messages (compaction at runtime, as long-running agents do), and
+``compaction="append"`` adds each fold's summary as a block after the earlier ones, which stay word
+for word, so a provider's prompt cache keeps serving the prompt's opening.
+
 Taught in notebooks/03_summary_memory.ipynb: the learner builds ``add``, ``_summarize`` and
 ``context``; what follows them (pins, saving, forgetting) comes after.
 """
@@ -21,14 +26,17 @@ from pathlib import Path
 
 from teachmem.core.change import Change
 from teachmem.core.text import fenced, quote, redact
-from teachmem.core.validate import (require_callable, require_int_at_least, require_positive_int,
-                                    require_text)
+from teachmem.core.tokens import count_message_tokens
+from teachmem.core.validate import (require_callable, require_choice, require_int_at_least,
+                                    require_positive_int, require_text)
 from teachmem.llm import LLM, OfflineLLM, summarize
 from teachmem.memory.message import (Message, erase_messages, message_records, next_message,
                                      position, restore_messages)
 
 # The one place a summary lives: its id in every Change.
 SUMMARY_ID = "summary"
+# How a fold changes the summary: rewrite it whole, or append a block after it (going further, 13).
+COMPACTIONS = ("rewrite", "append")
 
 
 def _transcript(messages: list[Message]) -> str:
@@ -47,14 +55,19 @@ class SummaryMemory:
     kind = "summary"
 
     def __init__(self, summarize_every: int = 6, *, keep_recent: int = 0,
-                 max_words: int = 120, llm: LLM | None = None):
+                 max_words: int = 120, llm: LLM | None = None, compaction: str = "rewrite",
+                 max_tokens: int | None = None):
         self.summarize_every = require_positive_int("summarize_every", summarize_every)
         self.keep_recent = require_int_at_least("keep_recent", keep_recent, 0)
-        if keep_recent >= summarize_every:
+        if max_tokens is not None:
+            require_positive_int("max_tokens", max_tokens)
+        self.max_tokens = max_tokens      # fold when the context passes this many tokens (13)
+        if max_tokens is None and keep_recent >= summarize_every:
             # Otherwise the fold would summarise nothing and the buffer would grow forever.
             raise ValueError(f"keep_recent must be smaller than summarize_every "
                              f"({summarize_every}), got {keep_recent}")
         self.max_words = require_positive_int("max_words", max_words)
+        self.compaction = require_choice("compaction", compaction, COMPACTIONS)
         require_callable("llm", llm, "complete")
         self.llm = OfflineLLM() if llm is None else llm
         self.buffer: list[Message] = []   # messages not yet summarised
@@ -82,8 +95,8 @@ class SummaryMemory:
         self.last_turn = message.turn
         self.arrived += 1
         changes = [Change("ADD", str(message.id), message.text, reason="new message")]
-        if len(self.buffer) >= self.summarize_every:
-            changes += self._summarize()
+        if self._fold_due():
+            changes += self._summarize() if self.compaction == "rewrite" else self._append_block()
         return changes
 
     def _summarize(self) -> list[Change]:
@@ -152,17 +165,25 @@ class SummaryMemory:
 
     def to_state(self) -> dict:
         """Settings, summary, pins and waiting messages, as JSON-ready data (not the model)."""
-        return {"summarize_every": self.summarize_every, "keep_recent": self.keep_recent,
-                "max_words": self.max_words, "summary": self.summary, "pinned": list(self.pinned),
-                "pin_ids": list(self.pin_ids), "pins_made": self.pins_made,
-                "buffer": [m.to_state() for m in self.buffer], "last_turn": self.last_turn,
-                "arrived": self.arrived}
+        state = {"summarize_every": self.summarize_every, "keep_recent": self.keep_recent,
+                 "max_words": self.max_words, "summary": self.summary, "pinned": list(self.pinned),
+                 "pin_ids": list(self.pin_ids), "pins_made": self.pins_made,
+                 "buffer": [m.to_state() for m in self.buffer], "last_turn": self.last_turn,
+                 "arrived": self.arrived}
+        # Going further (13): written when set, so a memory without them saves what it always did.
+        if self.compaction != "rewrite":
+            state["compaction"] = self.compaction
+        if self.max_tokens is not None:
+            state["max_tokens"] = self.max_tokens
+        return state
 
     @classmethod
     def from_state(cls, state: dict, *, llm: LLM | None = None) -> "SummaryMemory":
         """Rebuild from ``to_state()``; the model is not state, so pass it again."""
         memory = cls(state["summarize_every"], keep_recent=state["keep_recent"],
-                     max_words=state["max_words"], llm=llm)
+                     max_words=state["max_words"], llm=llm,
+                     compaction=state.get("compaction", "rewrite"),
+                     max_tokens=state.get("max_tokens"))
         memory.summary = require_text("summary", state["summary"], allow_empty=True)
         memory.pinned = [require_text("pinned fact", f) for f in state["pinned"]]
         default_ids = [f"p{i}" for i in range(1, len(memory.pinned) + 1)]
@@ -254,3 +275,32 @@ class SummaryMemory:
         summary = [{"id": SUMMARY_ID, "memory_type": "summary", "text": self.summary, "turn": None,
                     "timestamp": None, "confidence": None}] if self.summary else []
         return pins + summary + message_records(self.buffer)
+
+    # ---- Going further (13: compaction at runtime, and compaction a prompt cache can keep) ----
+    def _fold_due(self) -> bool:
+        """Every ``summarize_every`` messages; with ``max_tokens``, once the context nears the
+        model's limit: it passes ``max_tokens`` and holds more than the ``keep_recent`` to keep."""
+        if self.max_tokens is None:
+            return len(self.buffer) >= self.summarize_every
+        too_long = count_message_tokens(self.context()) > self.max_tokens
+        return too_long and len(self.buffer) > self.keep_recent
+
+    def _append_block(self) -> list[Change]:
+        """Summarise all but the last ``keep_recent`` messages into a new block after the summary,
+        which stays word for word: requests keep their opening, so a prompt cache still serves it.
+        The price: the summary grows by a block (at most ``max_words`` words) every fold."""
+        cut = len(self.buffer) - self.keep_recent
+        oldest = self.buffer[:cut]
+        block = summarize(self.llm, _transcript(oldest), max_words=self.max_words)
+        if not block.strip() and re.search(r"\w", "".join(m.content for m in oldest)):
+            reason = "the model returned an empty block: the waiting messages are kept"
+            return [Change("NOOP", SUMMARY_ID, self.summary, reason=reason)]
+        appended = "\n\n".join(part for part in (self.summary, block.strip()) if part)
+        why = f"a block summarising {len(oldest)} messages appended"
+        grown = Change("UPDATE" if self.summary else "ADD", SUMMARY_ID, appended,
+                       previous=self.summary or None, reason=why)
+        folded = [Change("DELETE", str(m.id), m.text, reason="folded into a summary block")
+                  for m in oldest]
+        self.summary = appended
+        self.buffer = self.buffer[cut:]
+        return [grown, *folded]

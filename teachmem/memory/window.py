@@ -10,13 +10,17 @@ high, small talk low). An assistant's reply counts ``ASSISTANT_WEIGHT`` of its
 score: it mostly restates what the user decided, and should not take the
 user's pin.
 
+Going further (13): :class:`ChunkedWindowMemory` drops its oldest messages a chunk at a time, so
+the prompt keeps its opening for several turns and a provider's prompt cache can serve it.
+
 Taught in notebooks/02_sliding_window.ipynb.
 """
 from __future__ import annotations
 
+import copy
 import re
 from datetime import datetime
-from typing import Callable
+from typing import Callable, cast
 
 from teachmem.core.change import Change
 from teachmem.core.validate import require_callable, require_int_at_least, require_positive_int
@@ -123,4 +127,44 @@ class SlidingWindowMemory:
         window.all_messages = restore_messages(state["messages"])
         window.importance = list(state["importance"])
         window.arrived = state.get("arrived", len(window.all_messages))
+        return window
+
+
+# ---- Going further (13: a window a prompt cache can keep) ----
+class ChunkedWindowMemory(SlidingWindowMemory):
+    """A sliding window that drops its oldest messages ``evict_chunk`` at a time.
+
+    Dropping one message a turn changes the prompt's opening on every request, so a provider's
+    prompt cache never serves it. This window keeps what it held at its last drop and only appends
+    for ``evict_chunk - 1`` messages; the next one drops a chunk at once. Right after a drop it
+    holds what the plain window holds; in between, up to ``evict_chunk - 1`` messages more.
+    ``evict_chunk=1`` is the plain window.
+    """
+
+    kind = "chunked_window"
+
+    def __init__(self, recent_k: int = 10, important_k: int = 5, *, evict_chunk: int = 4,
+                 scorer: Callable[[str], float] = importance_rules):
+        super().__init__(recent_k, important_k, scorer=scorer)
+        self.evict_chunk = require_positive_int("evict_chunk", evict_chunk)
+
+    def window_indices(self) -> list[int]:
+        """The plain window as it stood at the last drop, then every message since."""
+        n = len(self.all_messages)
+        full = self.recent_k + self.important_k
+        since = (n - full) % self.evict_chunk if n > full else 0
+        at_drop = copy.copy(self)
+        at_drop.all_messages = self.all_messages[:n - since]
+        return SlidingWindowMemory.window_indices(at_drop) + list(range(n - since, n))
+
+    def to_state(self) -> dict:
+        """The plain window's state and ``evict_chunk``."""
+        return {**super().to_state(), "evict_chunk": self.evict_chunk}
+
+    @classmethod
+    def from_state(cls, state: dict, *,
+                   scorer: Callable[[str], float] = importance_rules) -> "ChunkedWindowMemory":
+        """A chunked window as ``to_state`` saved it."""
+        window = cast(ChunkedWindowMemory, super().from_state(state, scorer=scorer))   # cls(...)
+        window.evict_chunk = require_positive_int("evict_chunk", state["evict_chunk"])
         return window

@@ -70,3 +70,69 @@ def test_the_bound_keeps_every_memory_whose_decay_reaches_it(least, rate, days):
 @pytest.mark.parametrize("least, rate", [(0.0, 0.5), (0.5, 1.0), (1e-300, 0.999999)])
 def test_the_bound_keeps_every_age_when_any_can_reach_it(least, rate):
     assert oldest_reaching(least, datetime(2026, 1, 10), rate) == datetime.min
+
+
+# ------------------------------------------------------------------ exactness is a setting
+def walk_lengths(monkeypatch) -> list[int]:
+    """How many memories each retrieval with ``exact=False`` walked, recorded from here on."""
+    lengths, walk = [], pg_rank.walked
+
+    def recorded(*args):
+        seqs = walk(*args)
+        lengths.append(len(seqs))
+        return seqs
+    monkeypatch.setattr(pg_rank, "walked", recorded)
+    return lengths
+
+
+def test_exact_false_walking_in_true_nearest_order_is_exact_and_stops_early(random_vectors, monkeypatch):
+    """Without the index the database hands the memories over truly nearest first: the walk's bound is then
+    safe (the in-memory answer, every time) and prunes (it stops long before the 600 memories)."""
+    numpy_store, pg_store = random_vectors
+    monkeypatch.setattr(pg_store, "exact", False)
+    monkeypatch.setattr(pg_store, "candidates", ROWS)         # the walk may go through every memory
+    lengths = walk_lengths(monkeypatch)
+    pg_store.conn.execute("SET enable_indexscan = off")
+    try:
+        for query in [f"question {i}" for i in range(QUESTIONS)]:
+            got = pg_store.explain(query, 5)
+            assert [h["id"] for h in got] == [f"s{h['row']}" for h in numpy_store.explain(query, 5)], query
+    finally:
+        pg_store.conn.execute("RESET enable_indexscan")
+    assert len(lengths) == QUESTIONS and max(lengths) < ROWS // 2 and min(lengths) >= 5
+
+
+def test_exact_false_is_only_as_exact_as_the_order_it_walks(random_vectors, monkeypatch):
+    """Walked in an order that is not nearest first (as an index that misses would hand memories over), the
+    bound stops the walk too soon and some answers differ from the exact one; ``exact=True`` still has them."""
+    numpy_store, pg_store = random_vectors
+    monkeypatch.setattr(pg_rank, "WALK", pg_rank.WALK.replace("ORDER BY embedding <=> %(query)s", "ORDER BY seq"))
+    asked = [f"question {i}" for i in range(QUESTIONS)]
+    expected = {q: [f"s{h['row']}" for h in numpy_store.explain(q, 5)] for q in asked}
+    assert all([h["id"] for h in pg_store.explain(q, 5)] == expected[q] for q in asked)
+    monkeypatch.setattr(pg_store, "exact", False)
+    monkeypatch.setattr(pg_store, "candidates", ROWS)
+    assert sum([h["id"] for h in pg_store.explain(q, 5)] != expected[q] for q in asked) > QUESTIONS // 2
+
+
+def test_exact_false_walks_no_further_than_the_candidates(random_vectors, monkeypatch):
+    """With 5 candidates (the fixture's) the walk hands over 5 memories, no more, though the bound would go on: the
+    answer is the 5 nearest (here, where every memory weighs alike, the exact answer)."""
+    numpy_store, pg_store = random_vectors
+    monkeypatch.setattr(pg_store, "exact", False)
+    lengths = walk_lengths(monkeypatch)
+    pg_store.conn.execute("SET enable_indexscan = off")
+    try:
+        for query in [f"question {i}" for i in range(QUESTIONS)]:
+            assert [h["id"] for h in pg_store.explain(query, 5)] == [
+                f"s{h['row']}" for h in numpy_store.explain(query, 5)]
+    finally:
+        pg_store.conn.execute("RESET enable_indexscan")
+    assert set(lengths) == {5}
+
+
+def test_exact_must_be_a_bool(pg_dsn):
+    with pytest.raises(TypeError, match="exact must be True or False, got 1"):
+        PgMemoryStore(pg_dsn, user_id="someone", exact=1)
+    with PgMemoryStore(pg_dsn, user_id="someone") as store:
+        assert store.exact is True

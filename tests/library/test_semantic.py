@@ -512,7 +512,7 @@ def test_neighbour_words_must_be_a_bool_and_are_saved():
     store = _bakery(neighbour_words=False)
     assert SemanticMemoryStore.from_state(store.to_state()).neighbour_words is False
     assert SemanticMemoryStore.from_state(_bakery().to_state()).neighbour_words is True
-    assert SemanticMemoryStore().neighbour_words is False          # off unless asked for: see notebook 05b
+    assert SemanticMemoryStore().neighbour_words is True           # on unless turned off: see notebook 05b
 
 
 @pytest.mark.parametrize("retire", [lambda s: (s.retrieve("grandmother's mole", top_k=1), s.prune(max_age_days=1)),

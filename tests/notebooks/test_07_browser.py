@@ -153,15 +153,20 @@ def _replay():
 
 
 @functools.cache
-def _chart():
+def _chart(costs: bool = False):
+    """Notebook 07's chart; with ``costs``, the `make app` page's, with its panel of what each strategy spent."""
+    from teachmem import load_scenario
+    from teachmem.app.comparison import cache_costs
     from teachmem.app.projector import ComparisonChart
-    return ComparisonChart(_replay())
+    from teachmem.lab.replay import lesson_strategies
+    spent = cache_costs(load_scenario("project_30"), lesson_strategies()) if costs else None
+    return ComparisonChart(_replay(), costs=spent)
 
 
 @functools.cache
-def _chart_digest(turn: int) -> str:
+def _chart_digest(turn: int, costs: bool = False) -> str:
     """What the chart of ``turn`` must be: the SHA-256 of the PNG that ``ComparisonChart`` draws for it."""
-    return hashlib.sha256(_chart().png(turn)).hexdigest()
+    return hashlib.sha256(_chart(costs).png(turn)).hexdigest()
 
 
 def _page_text(markup: str) -> str:
@@ -209,9 +214,10 @@ def _set_slider(page, box, value: int) -> None:
     page.keyboard.press("Enter")
 
 
-def _wait_for_turn(box, turn: int) -> tuple[str, str, str | None]:
-    """Wait until the caption, the table and the chart all show ``turn`` as the replay says; return them."""
-    want = (f"Turn {turn} of 30", _expected_table(turn), _chart_digest(turn))
+def _wait_for_turn(box, turn: int, costs: bool = False) -> tuple[str, str, str | None]:
+    """Wait until the caption, the table and the chart (``costs``: the page's, with its cost panel) all
+    show ``turn`` as the replay says; return them."""
+    want = (f"Turn {turn} of 30", _expected_table(turn), _chart_digest(turn, costs))
     deadline = time.monotonic() + WAIT
     while True:
         caption, table, digest = shown = _shown(box)
@@ -224,11 +230,11 @@ def _wait_for_turn(box, turn: int) -> tuple[str, str, str | None]:
         time.sleep(0.2)
 
 
-def _slide_and_check(page, box, name: str, start: int, target: int) -> None:
+def _slide_and_check(page, box, name: str, start: int, target: int, costs: bool = False) -> None:
     """From ``start`` to ``target`` and back: the chart is redrawn, the table follows the replay."""
-    _, table_before, chart_before = _wait_for_turn(box, start)
+    _, table_before, chart_before = _wait_for_turn(box, start, costs)
     _set_slider(page, box, target)
-    _, table_after, chart_after = _wait_for_turn(box, target)
+    _, table_after, chart_after = _wait_for_turn(box, target, costs)
     assert chart_after != chart_before
     ARTIFACTS.mkdir(exist_ok=True)
     box.screenshot(path=str(ARTIFACTS / f"{name}_turn{target}.png"))
@@ -236,7 +242,7 @@ def _slide_and_check(page, box, name: str, start: int, target: int) -> None:
         # The marks changed as the replay says: before turn 17 nothing could answer; at 29 some can.
         assert "✓" not in table_before and "✓" in table_after
     _set_slider(page, box, start)
-    _wait_for_turn(box, start)
+    _wait_for_turn(box, start, costs)
 
 
 def _site(tmp_path: Path) -> Path:
@@ -351,7 +357,7 @@ def _readable_on_a_projector(page, box) -> None:
     """The chart's smallest text, as shown, and every text of the caption and the table are at least 16 CSS px."""
     image = box.locator("img.widget-image").first
     scale = image.evaluate("i => i.getBoundingClientRect().width / i.naturalWidth")
-    assert _chart().smallest_text_px() * scale >= READABLE_PX, f"the chart is shown at {scale:.2f} of its size"
+    assert _chart(costs=True).smallest_text_px() * scale >= READABLE_PX, f"the chart is shown at {scale:.2f} of its size"
     for i, what in enumerate(("caption", "table")):
         size = box.locator(".widget-html-content").nth(i).evaluate(SMALLEST_FONT)
         assert size >= READABLE_PX, f"the {what}'s smallest text is {size} px"
@@ -378,7 +384,7 @@ def test_make_app_page_projects_the_comparison_at_1280x720(browser, tmp_path):
         page = new_page(SCREEN)
         page.goto(f"{base}/")
         box = _comparison(page)
-        _wait_for_turn(box, 1)
+        _wait_for_turn(box, 1, costs=True)
         ARTIFACTS.mkdir(exist_ok=True)
         page.screenshot(path=str(ARTIFACTS / "voila_first_screen.png"))
         _on_first_screen(page, page.locator("h1").first, "title")
@@ -392,15 +398,15 @@ def test_make_app_page_projects_the_comparison_at_1280x720(browser, tmp_path):
         assert "monospace" not in caption.evaluate("e => getComputedStyle(e.firstElementChild).fontFamily")
         text = page.locator("body").inner_text()
         assert "NotImplementedError" not in text and "Exercise" not in text and "check_" not in text
-        _slide_and_check(page, box, "voila", 1, 17)
+        _slide_and_check(page, box, "voila", 1, 17, costs=True)
         _set_slider(page, box, 17)
-        _wait_for_turn(box, 17)
+        _wait_for_turn(box, 17, costs=True)
         _extraction_marks(page, 17)            # the message below followed the turn, untouched
         extraction = page.locator(".widget-vbox").filter(has_text="The message of turn ").first
         # Turn 29: the ids the learner sees are explained, and a write that took no words says so as information.
         _set_slider(page, extraction, 29)
         _extraction_marks(page, 29)
-        _wait_for_turn(box, 29)                # and the turn above followed the message
+        _wait_for_turn(box, 29, costs=True)    # and the turn above followed the message
         said = page.locator(".widget-html-content").filter(has_text="The message of turn 29 ").first
         assert "m29 is message 29 of the conversation" in said.text_content()
         assert "s28 is the semantic store's memory number 28: it counts from s0" in said.text_content()
@@ -416,6 +422,6 @@ def test_make_app_page_opens_at_the_turn_its_address_asks_for(browser, tmp_path)
     with _server_on(browser, tmp_path, "voila_turn", _voila) as (new_page, base, blocked):
         page = new_page(SCREEN)
         page.goto(f"{base}/?turn=17")
-        _wait_for_turn(_comparison(page), 17)
+        _wait_for_turn(_comparison(page), 17, costs=True)
         _extraction_marks(page, 17)
         page.screenshot(path=str(ARTIFACTS / "voila_turn17_first_screen.png"))

@@ -1,11 +1,15 @@
 """Notebook 07's extraction view on hand-built Change records: the events and the words their spans point at."""
+import json
+from pathlib import Path
+
 import ipywidgets
 import pytest
 
 from teachmem.core.change import Change
 from teachmem.lab.scenarios import load_scenario
 from teachmem.lessons.common import explore, shown_text
-from teachmem.app.comparison import EXTRACTORS, change_line, extraction_view, highlight
+from teachmem.app.comparison import EXTRACTORS, cache_costs, change_line, extraction_view, highlight
+from teachmem.app.highlights import BOX
 
 PROJECT = load_scenario("project_30")
 SAID = PROJECT.turns[16].content          # turn 17: the switch to MySQL
@@ -104,7 +108,7 @@ import PIL.Image  # noqa: E402
 
 from teachmem.lab.replay import comparison_strategies, extractions, replay  # noqa: E402
 from teachmem.app.projector import (  # noqa: E402
-    BOX, DRAWING, FACT_STATES, ComparisonChart, ComparisonWidget, ExtractionWidget, checked_turn, comparison_html,
+    DRAWING, FACT_STATES, ComparisonChart, ComparisonWidget, ExtractionWidget, checked_turn, comparison_html,
     extraction_html, fact_state, id_words, marked_html, recalled_and_leaked, turn_caption, turn_from_query,
     unmarked_words, whole_pixels)
 
@@ -439,3 +443,64 @@ def test_tick_labels_are_projector_size():
         for label in [*ax.get_xticklabels(), *ax.get_yticklabels()]:
             if label.get_text():
                 assert label.get_fontsize() >= 14, (label.get_text(), label.get_fontsize())
+
+
+# ---------------------------------------------------------------- the cost panel (notebook 13, make app)
+COSTS = cache_costs(PROJECT, comparison_strategies())
+COST_CHART = ComparisonChart(RESULTS, costs=COSTS)
+
+
+def test_the_cost_panel_draws_what_each_strategy_has_spent_at_every_turn():
+    assert len(COST_CHART.fig.axes) == 4 and len(CHART.fig.axes) == 3
+    pngs = set()
+    for turn in range(1, len(PROJECT) + 1):
+        pngs.add(COST_CHART.png(turn))
+        for name, without, cached, text in zip(COST_CHART.names, COST_CHART.without, COST_CHART.cached,
+                                               COST_CHART.cents, strict=True):
+            off, on = COSTS[name][0][turn - 1], COSTS[name][1][turn - 1]
+            assert (without.get_width(), cached.get_width()) == (off, on)     # turn 1: writing costs more
+            assert text.get_text() == f"{on:.1f}¢"
+    assert len(pngs) == len(PROJECT)
+    image = PIL.Image.open(io.BytesIO(COST_CHART.png(17)))
+    assert image.size == (1100, 430)                     # the page's first screen keeps its chart size
+    assert COST_CHART.smallest_text_px() >= 16
+
+
+def test_the_cost_panel_follows_the_slider_and_refuses_costs_of_other_strategies():
+    widget = ComparisonWidget(RESULTS, turn=3, costs=COSTS)
+    for turn in (1, 17, 30):
+        widget.slider.value = turn
+        assert widget.image.value == COST_CHART.png(turn)
+    with pytest.raises(ValueError, match="costs must name the replay's strategies"):
+        ComparisonChart(RESULTS, costs={"buffer": COSTS["buffer"]})
+
+
+def test_caching_costs_less_and_the_buffer_least_of_the_three_at_the_end():
+    for off, on in COSTS.values():
+        assert len(off) == len(on) == len(PROJECT) and list(off) == sorted(off) and on[-1] < off[-1]
+    assert COSTS["buffer"][1][-1] < COSTS["window"][1][-1] < COSTS["summary"][1][-1]
+    assert COSTS["window"][0][-1] < COSTS["buffer"][0][-1]      # without caching, the other way round
+
+
+def test_the_app_page_draws_the_cost_panel():
+    page = json.loads((Path(__file__).resolve().parents[2] / "notebooks" / "app" / "compare_live.ipynb")
+                      .read_text(encoding="utf-8"))
+    code = "\n".join("".join(c["source"]) for c in page["cells"] if c["cell_type"] == "code")
+    assert "costs = cache_costs(scenario, lesson_strategies())" in code and "costs=costs" in code
+
+
+def test_every_text_of_the_cost_chart_lies_inside_it_and_the_titles_do_not_meet():
+    """A fourth panel squeezed the others: titles ran into each other and a label left the picture."""
+    COST_CHART.png(30)
+    renderer = COST_CHART.canvas.get_renderer()
+    width, height = COST_CHART.fig.bbox.width, COST_CHART.fig.bbox.height
+    legends = [ax.get_legend() for ax in COST_CHART.fig.axes if ax.get_legend()]
+    texts = [t for ax in COST_CHART.fig.axes for t in (ax.title, ax.xaxis.label, ax.yaxis.label)]
+    texts += [t for legend in legends for t in legend.get_texts()] + COST_CHART.cents + COST_CHART.counts
+    texts = [t for t in texts if t.get_text().strip()]
+    assert len(legends) == 3 and "spent, with caching" in {t.get_text() for t in texts}
+    for text in texts:
+        box = text.get_window_extent(renderer)
+        assert box.x0 >= 0 and box.x1 <= width and box.y0 >= 0 and box.y1 <= height, text.get_text()
+    titles = [ax.title.get_window_extent(renderer) for ax in COST_CHART.fig.axes if ax.get_title()]
+    assert len(titles) == 3 and all(a.x1 < b.x0 for a, b in zip(titles, titles[1:], strict=False))

@@ -24,10 +24,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Iterable
 
-from teachmem.core.tokens import TokenCounter, cut_points, estimate_tokens
+from teachmem.core.tokens import (TokenCounter, estimate_tokens, prefix_tokens, prompt_pieces,
+                                  shared_pieces)
 from teachmem.lab.replay import add_turn
 from teachmem.lab.scenarios import Scenario
+from teachmem.memory.hybrid import HybridMemoryManager
 from teachmem.memory.protocol import Composite, UsesModel
+from teachmem.memory.summary import SummaryMemory
+from teachmem.memory.window import ChunkedWindowMemory
 
 PRICES_FILE = Path(__file__).resolve().parent.parent / "data" / "prices.csv"
 PER_MILLION = 1_000_000
@@ -84,25 +88,6 @@ class Billed:
         return self.prompt - self.cached
 
 
-def pieces(messages: Iterable[dict]) -> tuple[str, ...]:
-    """A prompt in the pieces prefixes are compared by: each message's role, then its words."""
-    out: list[str] = []
-    for m in messages:
-        out.append(f"<{m['role']}>")
-        out += cut_points(m["content"])
-    return tuple(out)
-
-
-def shared(a: tuple[str, ...], b: tuple[str, ...]) -> int:
-    """How many pieces ``a`` and ``b`` share from their start."""
-    n = 0
-    for x, y in zip(a, b, strict=False):   # the shorter one ends the shared part
-        if x != y:
-            break
-        n += 1
-    return n
-
-
 class PromptCache:
     """A provider's prompt cache: what each request reads from it and writes to it.
 
@@ -117,25 +102,13 @@ class PromptCache:
         self.min_cached, self.lifetime_s, self.counter = min_cached, lifetime_s, counter
         self.entries: dict[tuple[str, ...], float] = {}    # a cached prompt -> when last used
 
-    def tokens(self, messages: list[dict], n_pieces: int) -> int:
-        """Tokens of the first ``n_pieces`` pieces of ``messages``."""
-        total = 0
-        for m in messages:
-            words = cut_points(m["content"])
-            if n_pieces == 0:
-                break
-            n_pieces -= 1                               # the role
-            total += self.counter("".join(words[:n_pieces]))
-            n_pieces = max(0, n_pieces - len(words))
-        return total
-
     def send(self, messages: list[dict], at: float) -> tuple[int, int, int]:
         """Bill one request sent at ``at`` seconds: ``(prompt, cached, written)`` tokens."""
-        key = pieces(messages)
+        key = prompt_pieces(messages)
         self.entries = {k: t for k, t in self.entries.items() if at - t <= self.lifetime_s}
-        best = max(self.entries, key=lambda k: shared(k, key), default=())
+        best = max(self.entries, key=lambda k: shared_pieces(k, key), default=())
         prompt = sum(self.counter(m["content"]) for m in messages)
-        cached = self.tokens(messages, shared(best, key))
+        cached = prefix_tokens(messages, shared_pieces(best, key), self.counter)
         if cached < self.min_cached:
             cached = 0
         else:
@@ -224,3 +197,14 @@ def requests(scenario: Scenario, factory: Callable[[], object], system: str,
             prompt = [{"role": "system", "content": system}, *memory.context(t.content)]
             out.append((prompt, at, counter(said)))
     return out
+
+
+def cache_friendly_strategies() -> dict[str, Callable[[], object]]:
+    """Each a small change that keeps the prompt's opening, next to what it changes in
+    ``comparison_strategies()``: the window dropping 6 messages at a time, the summary appending
+    a block per fold, the hybrid laid out stable first; and compaction at runtime: a summary
+    folded (all but the last 6 messages) only when the context passes 600 tokens."""
+    return {"window chunked": lambda: ChunkedWindowMemory(6, 2, evict_chunk=6),
+            "summary append": lambda: SummaryMemory(summarize_every=6, compaction="append"),
+            "hybrid stable": lambda: HybridMemoryManager(layout="stable"),
+            "compaction": lambda: SummaryMemory(keep_recent=6, max_tokens=600)}

@@ -11,7 +11,9 @@ reports, per question:
   (one turn before or after, same session): published audits of LoCoMo found dozens of
   evidence labels one turn off, and the neighbour is usually what a prompt would show anyway;
 * **recall within a budget**: the retrieved turns are taken best first while their text fits
-  ``budget`` tokens; the share of the evidence among them. That is what a prompt can hold.
+  ``budget`` tokens; the share of the evidence among them. That is what a prompt can hold;
+* LongMemEval's (Wu et al., 2024) **nDCG@k** (evidence ranked higher counts more) and **all@k**
+  (every evidence turn in the top k: what a question needing two facts needs), strict and tolerant.
 
 ``halves`` splits the conversations in two: choose settings on one half, report the other too,
 so that tuning to the data shows; ``by_evidence_session`` keeps the questions whose evidence lies in
@@ -19,6 +21,7 @@ given sessions (early or late in a conversation). From the command line: ``pytho
 """
 from __future__ import annotations
 
+import math
 import re
 from collections import defaultdict
 from dataclasses import dataclass, field, replace
@@ -117,6 +120,41 @@ def budget_recall(ranked: Sequence[str], costs: dict[str, int], evidence: set[st
     return len(evidence & taken) / len(evidence)
 
 
+def found_at(ranked: Sequence[str], evidence: set[str], k: int, tolerant: bool = False) -> list[int]:
+    """For each evidence turn found in the top ``k`` of ``ranked``, the first rank (0-based) that
+    holds it, or, ``tolerant``, it or a neighbour.
+
+    >>> found_at(["D1:4", "D2:9", "D1:5"], {"D1:5", "D3:1"}, 3), found_at(["D1:4"], {"D1:5"}, 3, True)
+    ([2], [0])
+    """
+    ranks = []
+    for dia_id in evidence:
+        hits = [i for i, r in enumerate(ranked[:k]) if r == dia_id or tolerant and dia_id in neighbours(r)]
+        ranks += hits[:1]
+    return ranks
+
+
+def ndcg(ranks: list[int], evidence: set[str], k: int) -> float:
+    """nDCG@k with one unit of gain per evidence turn at the rank it was ``found_at``.
+
+    >>> ndcg([0], {"D1:1"}, 10), round(ndcg([1], {"D1:1", "D1:2"}, 10), 3)
+    (1.0, 0.387)
+    """
+    ideal = sum(1 / math.log2(i + 2) for i in range(min(len(evidence), k)))
+    return sum(1 / math.log2(i + 2) for i in ranks) / ideal
+
+
+def ranking_measures(ranked: Sequence[str], evidence: set[str], k: int) -> dict[str, float]:
+    """LongMemEval's measures at ``k``, strict and tolerant: nDCG and whether *all* the evidence
+    is in the top ``k`` (1 or 0)."""
+    row = {}
+    for prefix, tolerant in (("", False), ("tolerant ", True)):
+        ranks = found_at(ranked, evidence, k, tolerant)
+        row[f"{prefix}ndcg@{k}"] = ndcg(ranks, evidence, k)
+        row[f"{prefix}all@{k}"] = float(len(ranks) == len(evidence))
+    return row
+
+
 @dataclass
 class FedReport:
     """Strict, tolerant and budgeted recall per question of a store fed turn by turn."""
@@ -132,8 +170,9 @@ class FedReport:
 
     @property
     def measures(self) -> list[str]:
+        ranking = [f"{t}{m}@{k}" for k in self.ks for t in ("", "tolerant ") for m in ("ndcg", "all")]
         return ([f"strict@{k}" for k in self.ks] + [f"tolerant@{k}" for k in self.ks]
-                + [f"budget {b}" for b in self.budgets])
+                + [f"budget {b}" for b in self.budgets] + ranking)
 
     def table(self) -> str:
         categories = sorted({c for _, c, _ in self.per_question}, key=lambda c: (type(c).__name__, c))
@@ -200,9 +239,11 @@ def fed_recall(conversations: Sequence[LocomoConversation], make_store: Callable
             row = {f"strict@{k}": recall_at_k(ranked, evidence, k) for k in ks}
             row.update({f"tolerant@{k}": tolerant_recall(ranked, evidence, k) for k in ks})
             row.update({f"budget {b}": budget_recall(ranked, costs, evidence, b) for b in budgets})
+            for k in ks:
+                row.update(ranking_measures(ranked, evidence, k))
             report.per_question.append((conv.sample_id, q.category, row))
     return report
 
 
-__all__ = ["DEFAULT_BUDGETS", "FedReport", "budget_recall", "fed_recall", "halves", "neighbours",
-           "session_time", "tolerant_recall"]
+__all__ = ["DEFAULT_BUDGETS", "FedReport", "budget_recall", "fed_recall", "found_at", "halves", "ndcg",
+           "neighbours", "ranking_measures", "session_time", "tolerant_recall"]

@@ -19,6 +19,7 @@ by id (older first), as the in-memory ``SemanticMemoryStore`` does with ``lexica
 """
 from __future__ import annotations
 
+import heapq
 import math
 import re
 from datetime import datetime, timedelta
@@ -71,6 +72,18 @@ BOUNDED = scored("NOT MATERIALIZED", """
       AND importance >= %(least)s AND created > %(since)s""", """
 WHERE weight * decay >= %(least)s""")
 
+# exact=False: at most ``candidates`` memories in the index's order (strict: nearest first), walked until no
+# further one can reach the k-th best score found so far (relevance bounds the score); then scored as in RANKED.
+WALK = """SELECT seq, embedding <=> %(query)s AS distance, importance,
+       greatest(floor(extract(epoch FROM %(now)s::timestamp - created) / 86400), 0)::float8 AS days
+FROM memories
+WHERE retired IS NULL {filters}
+ORDER BY embedding <=> %(query)s
+LIMIT %(most)s"""
+WALKED = scored("MATERIALIZED", """
+      AND seq = ANY(%(seqs)s)""", "")
+WALK_CHUNK = 100            # rows fetched at a time while walking
+
 # PostgreSQL refuses a float8 result that underflows to 0 ("value out of range: underflow"), where numpy gives
 # 0: a memory ~38 years old (0.95 ** 13870 days) or of importance 1e-320 failed every retrieval. An importance or a
 # decay below TINY counts as 0, so no power or product underflows (relevance is 0 or above 1e-16): such a
@@ -98,18 +111,50 @@ def filter_clause(filters: dict):
 
 
 def ranked(conn, query_vector, *, k: int, now: datetime, decay_rate: float, candidates: int,
-           filters: dict) -> list[dict]:
+           filters: dict, exact: bool = True) -> list[dict]:
     """The best ``k`` live memories for ``query_vector`` with every part of their score, best first: exactly the
-    in-memory store's, whatever the index misses (the index's candidates give a bound, ``BOUNDED`` checks it)."""
+    in-memory store's, whatever the index misses (the index's candidates give a bound, ``BOUNDED`` checks it).
+    With ``exact`` False, the best ``k`` of the index's candidates alone (``RANKED``; no check)."""
     where, params = filter_clause(filters)
     params.update(query=query_vector, k=k, now=now, decay_rate=decay_rate, tiny=TINY)
     # the index's search list as long as the candidates asked for (pgvector's limit: 1000)
     conn.execute("SELECT set_config('hnsw.ef_search', %s, false)", [str(min(max(candidates, 40), 1000))])
+    if not exact and any(query_vector):
+        params.update(seqs=walked(conn, where, {**params, "most": candidates}))
+        return [dict(zip(COLUMNS, row, strict=True)) for row in
+                conn.execute(sql.SQL(WALKED).format(filters=where), params).fetchall()]
     found = conn.execute(sql.SQL(RANKED).format(filters=where), {**params, "candidates": candidates}).fetchall()
     least = found[-1][-1] * (1 - SLACK) if len(found) == k else 0.0
     params.update(least=least, since=oldest_reaching(least, now, decay_rate))
     rows = conn.execute(sql.SQL(BOUNDED).format(filters=where), params).fetchall()
     return [dict(zip(COLUMNS, row, strict=True)) for row in rows]
+
+
+def walked(conn, where, params: dict) -> list[int]:
+    """The seqs the index hands over nearest first (pgvector's iterative scan, strict order) until the next one's
+    relevance is below the k-th best score among those before it (no memory further on can beat them, whatever its
+    importance or age: each at most 1), or ``params["most"]`` have come. Exact as far as the index finds the
+    nearest memories, when the bound stops the walk before that limit."""
+    k, rate, tiny = params["k"], params["decay_rate"], params["tiny"]
+    seqs: list[int] = []
+    best: list[float] = []             # the k best scores so far, a min-heap
+    with conn.transaction():
+        conn.execute("SET LOCAL hnsw.iterative_scan = strict_order")
+        with conn.cursor(name="walk") as cursor:
+            cursor.execute(sql.SQL(WALK).format(filters=where), params)
+            while rows := cursor.fetchmany(WALK_CHUNK):
+                for seq, distance, importance, days in rows:
+                    relevance = max(1.0 - distance, 0.0)
+                    if len(best) == k and relevance < best[0] * (1 - SLACK):
+                        return seqs
+                    decay = 0.0 if days * math.log(rate) < math.log(tiny) else rate ** days
+                    score = relevance * (importance if importance >= tiny else 0.0) * decay
+                    if len(best) < k:
+                        heapq.heappush(best, score)
+                    else:
+                        heapq.heappushpop(best, score)
+                    seqs.append(seq)
+    return seqs
 
 
 def oldest_reaching(least: float, now: datetime, decay_rate: float) -> datetime:

@@ -21,8 +21,9 @@ from teachmem.core.subword import embedder_from
 from teachmem.core.text import fenced, quote
 from teachmem.core.validate import (require_callable, require_datetime, require_decay_rate, require_fraction,
                                     require_positive_int, require_text)
-from teachmem.core.vectors import require_labels
+from teachmem.core.vectors import require_items, require_labels
 from teachmem.lab.storage.memory_db import require_no_nul
+from teachmem.lab.storage.pg_batch import NEWEST_FILED, file_batch, insert_batch, retire_held
 from teachmem.lab.storage.pg_rank import explain_plan, ranked, record_recall
 from teachmem.lab.storage.pg_schema import ensure_schema, enter_as_user
 from teachmem.lab.storage.postgres import INSTALL_HINT
@@ -70,13 +71,21 @@ def remove_user(dsn: str, user_id: str) -> int:
 class PgMemoryStore:
     """``SemanticMemoryStore``'s API on PostgreSQL: the memories of ``user_id``, ranked by relevance × importance ×
     decay (``lexical_weight=0``, ``reply_weight=0`` in the in-memory store's terms). The ``candidates`` nearest
-    memories the HNSW index finds give a bound; every memory that could still beat it is then scored exactly, so
-    the answer is the in-memory store's even where the index misses (``teachmem.lab.pg_rank``)."""
+    memories the HNSW index finds give a bound; with ``exact=True`` (the default) every memory that could still
+    beat it is then scored exactly, so the answer is the in-memory store's even where the index misses
+    (``teachmem.lab.pg_rank``). That check is what costs at scale: it reads every memory a weak bound lets
+    through (most of them, at a million). With ``exact=False`` the index hands over at most ``candidates``
+    memories, nearest first, fewer when none further on can beat the best ``top_k`` found
+    (``teachmem.lab.storage.pg_rank.walked``), and the answer is the best of them: exact as far as the index
+    finds the nearest when the bound stops the walk early, else the best of the ``candidates`` nearest; a
+    memory the index misses is missing (``benchmarks/bench_pg.py`` prints its recall against the exact
+    answer)."""
 
     kind = "pg_semantic"
 
     def __init__(self, dsn: str, *, user_id: str, embedder=None, clock=None, decay_rate: float = 0.95,
-                 embed_dim: int = 256, context_top_k: int = 3, candidates: int = 200):
+                 embed_dim: int = 256, context_top_k: int = 3, candidates: int = 200,
+                 exact: bool = True):
         if psycopg is None:
             raise RuntimeError(f"PgMemoryStore needs psycopg and pgvector: {INSTALL_HINT}")
         require_text("dsn", dsn)
@@ -85,6 +94,9 @@ class PgMemoryStore:
         self.decay_rate = require_decay_rate("decay_rate", decay_rate)
         self.context_top_k = require_positive_int("context_top_k", context_top_k)
         self.candidates = require_positive_int("candidates", candidates)
+        if not isinstance(exact, bool):
+            raise TypeError(f"exact must be True or False, got {exact!r}")
+        self.exact = exact
         self.embedder = embedder_from(embedder, embed_dim)
         self.clock = require_callable("clock", clock) or ManualClock()
         self.conn = psycopg.connect(dsn, autocommit=True)
@@ -139,9 +151,9 @@ class PgMemoryStore:
         self.conn.execute("UPDATE memories SET retired = %s, replaced_by = %s WHERE seq = %s", [why, seq, old[0]])
         return [Change("DELETE", f"s{old[0]}", old[1], reason=why)]
 
-    def store(self, text: str, memory_type: str = "general", importance: float = 0.5,
-              timestamp: datetime | None = None, **metadata) -> list[Change]:
-        """Remember ``text``: an ADD (+ the DELETE of a fact it replaces), or a NOOP for a fact already held."""
+    def _checked(self, text: str, memory_type: str = "general", importance: float = 0.5,
+                 timestamp: datetime | None = None, **metadata) -> dict:
+        """``store``'s arguments checked: a row to insert (no seq yet), or the first refusal raised."""
         require_text("text", text)
         require_text("memory_type", memory_type)
         importance = require_fraction("importance", importance)
@@ -154,9 +166,16 @@ class PgMemoryStore:
             require_storable(f"metadata {label!r}", value)
         if metadata.get("user_id", self.user_id) != self.user_id:
             raise ValueError(f"user_id must be this store's user {self.user_id!r}, got {metadata['user_id']!r}")
-        key = fact_key(text) if memory_type == "fact" else None
+        return {"text": text, "memory_type": memory_type, "importance": importance, "created": when,
+                "fact_key": fact_key(text) if memory_type == "fact" else None,
+                "metadata": {**metadata, "user_id": self.user_id, "timestamp": when.isoformat()}}
+
+    def store(self, text: str, memory_type: str = "general", importance: float = 0.5,
+              timestamp: datetime | None = None, **metadata) -> list[Change]:
+        """Remember ``text``: an ADD (+ the DELETE of a fact it replaces), or a NOOP for a fact already held."""
+        row = self._checked(text, memory_type, importance, timestamp, **metadata)
+        key, when = row["fact_key"], row["created"]
         vector = self.embedder.embed([text])[0]
-        labels = Jsonb({**metadata, "user_id": self.user_id, "timestamp": when.isoformat()})
         with self.conn.transaction():
             self._lock()
             old = self._newest_filed(key) if key is not None else None
@@ -166,8 +185,28 @@ class PgMemoryStore:
             self.conn.execute(
                 "INSERT INTO memories (user_id, seq, text, memory_type, embedding, importance, created, accessed, "
                 "fact_key, metadata) VALUES (current_setting('app.user_id'), %s, %s, %s, %s, %s, %s, %s, %s, %s)",
-                [seq, text, memory_type, vector, importance, when, when, key, labels])
+                [seq, text, memory_type, vector, row["importance"], when, when, key, Jsonb(row["metadata"])])
             return [Change("ADD", f"s{seq}", text, reason=f"new {memory_type}"), *self._retire_replaced(old, seq)]
+
+    def store_many(self, items: Sequence[dict]) -> list[Change]:
+        """``store(**item)`` for each of ``items`` in order, in one transaction: the same Changes and the same
+        rows as one call at a time (a fact replaced later in the batch is written already retired). Every item
+        is checked, and every text embedded, before the transaction opens: a refused batch writes nothing.
+
+        The rows go in by one binary COPY into a temporary table, then one INSERT … SELECT into ``memories``:
+        COPY cannot write a table under forced row-level security, and the INSERT obeys the policy's WITH CHECK
+        (``teachmem.lab.storage.pg_batch``)."""
+        rows = require_items(items, self._checked)
+        vectors = self.embedder.embed([row["text"] for row in rows]) if rows else []
+        with self.conn.transaction():
+            self._lock()
+            first = self._value("SELECT coalesce(max(seq) + 1, 0) FROM memories")
+            keys = sorted({row["fact_key"] for row in rows if row["fact_key"] is not None})
+            held = self.conn.execute(NEWEST_FILED, [keys]).fetchall() if keys else []
+            changes, kept, replaced = file_batch(rows, vectors, first, {k: tuple(rest) for k, *rest in held})
+            insert_batch(self.conn, kept, self.embedder.dim)
+            retire_held(self.conn, replaced)
+        return changes
 
     def add(self, role: str, content: str, *, turn: int | None = None, timestamp=None) -> list[Change]:
         """Store a chat message as a ``message`` memory: the in-memory store's own ``add``, through ``store``."""
@@ -295,7 +334,7 @@ class PgMemoryStore:
         k = min(top_k, MOST_ROWS)          # a larger top_k, as in memory, means every memory
         hits = ranked(self.conn, self.embedder.embed([query])[0], k=k, now=self.now(now),
                       decay_rate=self.decay_rate, candidates=min(max(self.candidates, k), MOST_ROWS),
-                      filters=filters)
+                      filters=filters, exact=self.exact)
         return [{"id": f"s{h['seq']}", **h} for h in hits]
 
     def retrieve(self, query: str, top_k: int = 3, now: datetime | None = None, **filters) -> list[tuple]:
