@@ -123,7 +123,7 @@ def test_7_3_the_turn_from_which_each_strategy_answers(project, capsys):
                        capsys)
     assert [passed for passed, _ in results] == [True, False, False, False]
     assert results[0][1] == "✓ answers_from: passed"
-    assert ("for 'semantic' in the project_30 conversation you said 19, but it does not answer on turn 21: "
+    assert ("for 'semantic' in the project_30 conversation you said 19, but it does not answer on turn 20: "
             "not on every later turn") in results[1][1]
     assert ("for 'buffer' in the project_30 conversation you said 29, but it already answers on turn 28 and "
             "every turn after it") in results[2][1]

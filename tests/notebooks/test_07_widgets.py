@@ -304,7 +304,7 @@ def test_every_text_of_the_chart_reads_at_12_pt_or_more():
     from matplotlib.text import Text
     CHART.png(17)
     texts = [t for t in CHART.fig.findobj(Text) if t.get_visible() and t.get_text().strip()]
-    assert {"Tokens sent after each turn", "turn", "buffer", "held", "MySQL", "facts", "3/7, 2 leaked",
+    assert {"Tokens sent after each turn", "turn", "buffer", "held", "MySQL", "facts", "1/7, 2 leaked",
             "recalled (true now)", "turns to come"} <= {t.get_text() for t in texts}
     too_small = sorted({(t.get_text(), t.get_fontsize()) for t in texts if t.get_fontsize() < 12})
     assert too_small == []
