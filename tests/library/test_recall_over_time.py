@@ -232,11 +232,16 @@ def test_tolerant_counts_a_neighbour_and_budget_stops_at_the_first_turn_that_doe
 
 def test_the_report_has_every_measure_and_tolerant_is_never_below_strict(conversations):
     report = fed_recall(conversations, _store("time_aware"), (5, 10), budgets=(500, 1000))
-    assert report.measures == ["strict@5", "strict@10", "tolerant@5", "tolerant@10", "budget 500", "budget 1000"]
+    ranking = [f"{t}{m}@{k}" for k in (5, 10) for t in ("", "tolerant ") for m in ("ndcg", "all")]
+    assert report.measures == ["strict@5", "strict@10", "tolerant@5", "tolerant@10", "budget 500", "budget 1000",
+                               *ranking]
     assert len(report.per_question) == sum(len(c.questions) for c in conversations)
     for _, _, row in report.per_question:
         assert row["tolerant@10"] >= row["strict@10"] >= row["strict@5"]
         assert row["budget 1000"] >= row["budget 500"]
+        assert 0 <= row["ndcg@10"] <= row["tolerant ndcg@10"] <= 1 + 1e-9
+        assert row["all@10"] in (0.0, 1.0) and row["all@10"] <= row["tolerant all@10"]
+        assert row["all@10"] <= row["strict@10"] and (row["all@10"] == 1.0) == (row["strict@10"] == 1.0)
     assert "all" in report.table() and report.as_dict()["questions"] == len(report.per_question)
 
 

@@ -121,16 +121,18 @@ def budget_recall(ranked: Sequence[str], costs: dict[str, int], evidence: set[st
 
 
 def found_at(ranked: Sequence[str], evidence: set[str], k: int, tolerant: bool = False) -> list[int]:
-    """For each evidence turn found in the top ``k`` of ``ranked``, the first rank (0-based) that
-    holds it, or, ``tolerant``, it or a neighbour.
+    """The ranks (0-based) in the top ``k`` of ``ranked`` that find an evidence turn: the turn itself,
+    or, ``tolerant``, a neighbour of it. Each retrieved turn finds one evidence turn at most.
 
-    >>> found_at(["D1:4", "D2:9", "D1:5"], {"D1:5", "D3:1"}, 3), found_at(["D1:4"], {"D1:5"}, 3, True)
+    >>> found_at(["D1:4", "D2:9", "D1:5"], {"D1:5", "D3:1"}, 3), found_at(["D1:4"], {"D1:3", "D1:5"}, 3, True)
     ([2], [0])
     """
-    ranks = []
-    for dia_id in evidence:
-        hits = [i for i, r in enumerate(ranked[:k]) if r == dia_id or tolerant and dia_id in neighbours(r)]
-        ranks += hits[:1]
+    ranks, left = [], set(evidence)
+    for rank, dia_id in enumerate(ranked[:k]):
+        near = sorted(left & (neighbours(dia_id) if tolerant else {dia_id}))
+        if near:
+            left.discard(dia_id if dia_id in near else near[0])
+            ranks.append(rank)
     return ranks
 
 
