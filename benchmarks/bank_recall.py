@@ -7,7 +7,7 @@ the time-aware score, with no dates at all), for every question, then for the qu
 the first four sessions ("early") and for those with evidence in sessions five to eight ("late": recent
 events, values that changed). Then the default store per conversation and per kind of question (the kinds
 are kept in ``benchmarks/long_conversations.py``; the file keeps LoCoMo's categories only), and a sweep of
-the time-aware scoring's near-copy cosine and half-life (the store's defaults are 0.6 and 30 days). The
+the time-aware scoring's near-copy cosine and half-life (the store's defaults are 0.8 and 30 days). The
 two levers that find a turn through its neighbours, shared relevance and neighbour words, are measured
 alone and together. For
 the questions about a value that changed (``STALE``), it counts how often the turn with the new value
@@ -31,7 +31,7 @@ from teachmem.memory.semantic import SCORINGS, SemanticMemoryStore, time_aware_s
 
 MEASURES = ("strict@10", "tolerant@10", "budget 500", "budget 1000", "budget 2000")
 LATE = 5                      # the first late session
-SAMES, HALF_LIVES = (0.5, 0.6, 0.7), (15, 30, 60)
+SAMES, HALF_LIVES = (0.6, 0.7, 0.8, 0.9), (15, 30, 60)
 LEVERS = {"both (the default)": {}, "shared relevance alone": {"neighbour_words": False},
           "neighbour words alone": {"reply_weight": 0.0},
           "neither": {"reply_weight": 0.0, "neighbour_words": False}}

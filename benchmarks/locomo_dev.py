@@ -17,36 +17,17 @@ for each half of the five (choose settings on half 1; half 2 is the held-out pro
 from __future__ import annotations
 
 import ast
-import re
 import sys
 from pathlib import Path
 
-import numpy as np
 
-from teachmem.core.bm25 import BM25Index
 from teachmem.lab.evaluation.locomo import load_locomo
 from teachmem.lab.evaluation.recall_over_time import fed_recall, halves
+from teachmem.lessons.semantic import BM25Baseline as Baseline
 from teachmem.memory.semantic import SemanticMemoryStore
 
 DEV = Path(__file__).resolve().parents[2] / "shared" / "data" / "locomo-dev.json"
-WORD = re.compile(r"\w+")
 MEASURES = ("strict@10", "tolerant@10", "budget 1000")
-
-
-class Baseline:
-    """BM25 over the lower-cased words (runs of letters and digits) of each stored turn; no dates."""
-
-    def __init__(self, clock=None):
-        self.index, self.texts = BM25Index(), []
-
-    def add(self, role: str, content: str, **_) -> None:
-        self.texts.append(f"{role}: {content}")
-        self.index.add(WORD.findall(content.lower()))
-
-    def explain(self, query: str, top_k: int) -> list[dict]:
-        scores = self.index.scores(WORD.findall(query.lower()))
-        order = np.lexsort((np.arange(len(scores)), -scores))[:top_k]
-        return [{"text": self.texts[i]} for i in order]
 
 
 class ReadByRetrieve:

@@ -42,7 +42,7 @@ def fact_key(fact):
 burial_prediction = 37
 
 
-# Section 3, your store: the three decision lines are marked "decision".
+# Section 3, your store: the four decision lines are marked "decision".
 from datetime import datetime  # noqa: E402
 
 import numpy as np  # noqa: E402
@@ -53,7 +53,8 @@ from teachmem.memory.semantic import fact_key as library_fact_key  # noqa: E402
 
 
 class MyStore:
-    """Memories ranked by relevance × recency × importance; a fact's new value replaces the old."""
+    """Memories ranked by relevance × importance × a recency that only tells near-copies apart; a fact's
+    new value replaces the old."""
 
     def __init__(self):
         self.embedder = SubwordEmbedder(256)
@@ -63,10 +64,10 @@ class MyStore:
     def add(self, role, content, importance=0.5, timestamp=None, fact=False):
         text = content if fact else f"{role}: {content}"
         key = library_fact_key(content) if fact else None
+        when = timestamp or datetime(2026, 1, 1)
         self.memories.append({"text": text, "vector": self.embedder.embed([text])[0],
-                              "importance": importance, "time": timestamp or datetime(2026, 1, 1),
-                              "key": key, "live": True})
-        self.index.add(content_words(text))
+                              "importance": importance, "time": when, "key": key, "live": True})
+        self.index.add(content_words(f"{text} {when:%B %Y}"))    # its words, its month and year
         if key is not None:
             for i, memory in enumerate(self.memories[:-1]):
                 if memory["live"] and memory["key"] == key:        # decision: what a key replaces
@@ -90,14 +91,17 @@ class MyStore:
 
     def retrieve(self, query, k=3, now=None):
         now = now or max(m["time"] for m in self.memories)
+        live = [m for m in self.memories if m["live"]]
         scores = []
         for memory, match in zip(self.memories, self.relevance(query), strict=True):
             days = (now - memory["time"]).days
-            recency = 0.5 + 0.5 * 0.5 ** (days / 30)                   # decision: how to score
-            scores.append(match * recency * (0.5 + 0.5 * memory["importance"]))
+            copies = [(now - m["time"]).days for m in live if memory["vector"] @ m["vector"] >= 0.6]
+            gap = max([0] + [days - d for d in copies])          # decision: days to its newest copy
+            recency = 0.5 + 0.5 * 0.5 ** (gap / 30)
+            scores.append(match * (0.5 + 0.5 * memory["importance"]) * recency)   # decision: score
         ranked = sorted(range(len(self.memories)), key=lambda i: -scores[i])
-        live = [i for i in ranked if self.memories[i]["live"]]           # decision: what to cut
-        return [self.memories[i]["text"] for i in live[:k]]
+        kept = [i for i in ranked if self.memories[i]["live"]]           # decision: what to cut
+        return [self.memories[i]["text"] for i in kept[:k]]
 
     def context(self, query=None):
         if query is None or not self.memories:

@@ -4,12 +4,14 @@ Taught in notebooks/05_semantic_memory.ipynb.
 """
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from datetime import datetime
 
 import numpy as np
 from matplotlib.figure import Figure
 
+from teachmem.core.bm25 import BM25Index
 from teachmem.lab.lesson_examples import WIFI_MEMORIES, WIFI_NOW, WIFI_QUESTION
 from teachmem.lab.lesson_examples import answer_by_age as answer_by_age, burial_day
 from teachmem.lab.lesson_examples import store_with_ages as store_with_ages
@@ -91,9 +93,9 @@ def plot_similarity_heatmaps(matrices: dict, labels: list[str]) -> Figure:
 
 # ---------------------------------------------------------------- your store
 def _library_answers(events: list[tuple], now: datetime) -> dict[str, list[dict]]:
-    """The library's whole ranking for each question (no recall recorded), replies inheriting
-    nothing: each hit with its score and the score's parts."""
-    store = SemanticMemoryStore(reply_weight=0)
+    """The library's whole ranking for each question (no recall recorded), each memory found by its
+    own words only (no shared relevance, no neighbour words): each hit with its score and parts."""
+    store = SemanticMemoryStore(reply_weight=0, neighbour_words=False)
     for role, said, importance, when, is_fact in events:
         if is_fact:
             store.store(said, "fact", importance, when)
@@ -135,7 +137,7 @@ def _retrieval_difference(case: str, question: str, got, ranking: list[dict],
 @class_checker("semantic store")
 def check_semantic_class(cls: type) -> str | None:
     """Section 3: the learner's store, on three unseen conversations, returns the same top three
-    memories as ``SemanticMemoryStore`` (its default score, replies inheriting nothing) for every
+    memories as ``SemanticMemoryStore`` (its default score, no neighbour's help) for every
     question, in the same order; a fact's new value replaces the old one."""
     for seed in (1, 2, 3):
         events, now = semantic_conversation(seed)
@@ -155,6 +157,27 @@ def check_semantic_class(cls: type) -> str | None:
         if not isinstance(sent, list) or not sent or not all(isinstance(m, dict) for m in sent):
             return f"{case}: context(question) should return a list of messages (dicts), got {short(repr(sent), 40)}"
     return None
+
+
+# ---------------------------------------------------------------- the baseline
+WORD = re.compile(r"\w+")
+
+
+class BM25Baseline:
+    """The baseline a store must beat: BM25 over the lower-cased words (runs of letters and digits)
+    of each turn as said; no dates, no embedding, no neighbours. ``fed_recall`` feeds it as a store."""
+
+    def __init__(self, clock=None):
+        self.index, self.texts = BM25Index(), []
+
+    def add(self, role: str, content: str, **_) -> None:
+        self.texts.append(f"{role}: {content}")
+        self.index.add(WORD.findall(content.lower()))
+
+    def explain(self, query: str, top_k: int) -> list[dict]:
+        scores = self.index.scores(WORD.findall(query.lower()))
+        order = np.lexsort((np.arange(len(scores)), -scores))[:top_k]
+        return [{"text": self.texts[i]} for i in order]
 
 
 # ---------------------------------------------------------------- score views
@@ -178,19 +201,6 @@ def score_table(hits: list[dict], parts: tuple[str, ...] | None = None) -> str:
                          for c, w in columns.items()) + "  ")
         lines += hanging(row, h["text"], OUTPUT_WIDTH + 4)
     return "\n".join(lines)
-
-
-def answer_rank(store: SemanticMemoryStore, question: str, turn: int, top_k: int = 3) -> str:
-    """The ``top_k`` memories for ``question``, and the memory of ``turn`` with its rank if it is lower:
-    each with its turn, and without the two parts of its relevance (lexical, cosine)."""
-    ranked = [{"rank": rank, "turn": store.metadata[h["row"]].get("turn", 0),
-               **{k: v for k, v in h.items() if k not in ("lexical", "cosine")}}
-              for rank, h in enumerate(store.explain(question, len(store)), 1)]
-    answer = next((h for h in ranked if h["turn"] == turn), None)
-    if answer is None:
-        raise ValueError(f"turn must be the turn of a live memory of the store; none has turn {turn!r}")
-    return (f"turn {turn} ranks {answer['rank']} of {len(ranked)}\n"
-            + score_table(ranked[:top_k] + ([answer] if answer["rank"] > top_k else [])))
 
 
 # ---------------------------------------------------------------- decay, on its own

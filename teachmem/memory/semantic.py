@@ -24,9 +24,9 @@ from teachmem.core.clock import ManualClock
 from teachmem.core.spans import locate
 from teachmem.core.subword import embedder_from, embedder_from_config
 from teachmem.core.text import fenced, quote
-from teachmem.core.validate import (require_callable, require_datetime, require_decay_rate,
-                                    require_fraction, require_positive_int, require_role,
-                                    require_text, require_turn)
+from teachmem.core.validate import (require_callable, require_choice, require_datetime,
+                                    require_decay_rate, require_fraction, require_positive_int,
+                                    require_role, require_text, require_turn)
 from teachmem.core.vectors import MemoryTable, decay_factor, min_max, require_labels, top_k_rows
 from teachmem.core.words import content_words, stem
 from teachmem.llm import extract_facts
@@ -45,8 +45,6 @@ COLUMNS = {"importance": np.float64, "created": np.int64, "accessed": np.int64,
 SETTINGS = ("decay_rate", "lexical_weight", "reply_weight", "scoring", "context_top_k",
             "neighbour_words")
 REPLY_GAP_US = 21_600_000_000     # a message within six hours of the last one answers it
-MONTHS = ("january", "february", "march", "april", "may", "june", "july", "august", "september",
-          "october", "november", "december")
 
 
 def fact_key(fact: str) -> str:
@@ -86,13 +84,11 @@ class SemanticMemoryStore(SemanticUpkeep):
                  clock=None, lexical_weight: float = 0.5, reply_weight: float = 0.5,
                  scoring: str = "time_aware", context_top_k: int = 3,
                  neighbour_words: bool = True):
-        if scoring not in SCORINGS:
-            raise ValueError(f"scoring must be one of {sorted(SCORINGS)}, got {scoring!r}")
         if not isinstance(neighbour_words, bool):
             raise TypeError(f"neighbour_words must be True or False, got {neighbour_words!r}")
         self.neighbour_words = neighbour_words
         self.decay_rate = require_decay_rate("decay_rate", decay_rate)
-        self.scoring = scoring
+        self.scoring = require_choice("scoring", scoring, SCORINGS)
         self.lexical_weight = require_fraction("lexical_weight", lexical_weight)
         self.reply_weight = require_fraction("reply_weight", reply_weight)
         self.context_top_k = require_positive_int("context_top_k", context_top_k)
@@ -145,10 +141,7 @@ class SemanticMemoryStore(SemanticUpkeep):
         require_text("text", text)
         require_text("memory_type", memory_type)
         importance = require_fraction("importance", importance)
-        if timestamp is None:
-            when = self.now()
-        else:
-            when = require_datetime("timestamp", timestamp)
+        when = self.now() if timestamp is None else require_datetime("timestamp", timestamp)
         require_labels(metadata)
         if memory_type == "fact":
             rows = self.keys.get((metadata.get("user_id"), fact_key(text)), [])
@@ -191,8 +184,8 @@ class SemanticMemoryStore(SemanticUpkeep):
         may name them), and its neighbours' words (see 05b)."""
         for row in rows:
             self.lexical.remove(row)
-            when = datetime.fromisoformat(self.metadata[row]["timestamp"])
-            words = content_words(f"{MONTHS[when.month - 1]} {when.year}")
+            said = datetime.fromisoformat(self.metadata[row]["timestamp"])
+            words = content_words(said.strftime("%B %Y"))     # "May 2023", in English
             for source in (row, *self._neighbours(row)):
                 words += content_words(self.texts[source])
             self.lexical.add(words, row)
@@ -208,14 +201,11 @@ class SemanticMemoryStore(SemanticUpkeep):
         require_labels(listed, True)
         now_us = epoch_us(self.now(now))
         table = self.table
-        if filters:
-            mask = table["live"] & table.mask(filters)
-        else:
-            mask = table["live"].copy()
+        mask = table["live"] & table.mask(filters)
         cosine = table.matrix @ self.embedder.embed([require_text("query", query)])[0]
         lexical = self.lexical.scores(content_words(query), table.size)
         match = hybrid_relevance(lexical, cosine, self.lexical_weight, mask)
-        # A reply inherits from the turn it answers (05b); a retired turn passes on nothing.
+        # A turn shares relevance with its neighbours (05b); a retired turn lends nothing.
         relevance = thread_relevance(match * table["live"], table["previous"], self.reply_weight)
         signals = time_signals(table["created"], table["accessed"], table["recalls"], now_us)
         parts = SCORINGS[self.scoring](relevance=relevance, importance=table["importance"],
@@ -324,13 +314,12 @@ class SemanticMemoryStore(SemanticUpkeep):
         no one: it may be the question being asked."""
         if row < 0 or not self.neighbour_words or self.types[row] != "message":
             return []
-        near, back, forward = [], row, row
-        for _ in range(2):
-            back = int(self.table["previous"][back]) if back >= 0 else -1
-            forward = self.replies.get(forward, -1)
-            near += [back, forward]
+        before = [int(self.table["previous"][row])]
+        before.append(int(self.table["previous"][before[0]]) if before[0] >= 0 else -1)
+        after = [self.replies.get(row, -1)]
+        after.append(self.replies.get(after[0], -1))
         newest = self.table.size - 1
-        return [r for r in near if r >= 0 and r not in self.retired and r != newest]
+        return [r for r in before + after if r >= 0 and r not in self.retired and r != newest]
 
 
     # ---- Going further (09: edits and saving; deletion and erasure are in semantic_upkeep) ----

@@ -57,7 +57,7 @@ def product_score(relevance, importance, age_days, decay_rate, **_) -> dict:
 
 
 def time_aware_score(relevance, importance, age_days, vectors, mask, half_life_days=30.0,
-                     same=0.6, pool=50, **_) -> dict:
+                     same=0.8, pool=50, **_) -> dict:
     """relevance × (½ + ½ importance) × recency, where time decides only between memories about
     the same thing: the store's default.
 

@@ -130,11 +130,11 @@ def test_time_never_costs_recall_of_the_past(conversations, first_three):
 
 
 def test_time_aware_score_numbers():
-    vectors = np.array([[1.0, 0.0], [1.0, 0.0], [0.0, -1.0], [0.6, 0.8]])
+    vectors = np.array([[1.0, 0.0], [1.0, 0.0], [0.0, -1.0], [0.8, 0.6]])
     age = np.array([30, 0, 3650, 60])
     parts = time_aware_score(np.ones(4), np.array([1.0, 1.0, 1.0, 0.0]), age, vectors, np.ones(4, bool))
     # row 0 has a near-copy (row 1) 30 days newer: half of its half lost; row 2 is old but alone;
-    # row 3 is 60 days older than row 1 but its cosine with it, 0.6, is at the threshold
+    # row 3 is 60 days older than row 1, and its cosine with it, 0.8, is at the threshold
     assert parts["recency"].tolist() == pytest.approx([0.75, 1.0, 1.0, 0.5 + 0.5 * 0.25])
     assert parts["score"].tolist() == pytest.approx([0.75, 1.0, 1.0, 0.5 * 0.625])
     assert SCORINGS["time_aware"] is time_aware_score

@@ -223,6 +223,21 @@ def _product_retrieve(self, query, k=3, now=None):          # the textbook score
     return [self.memories[i]["text"] for i in ranked if self.memories[i]["live"]][:k]
 
 
+def _ranked_by(self, query, k, recency):
+    scores = [match * (0.5 + 0.5 * m["importance"]) * recency(m)
+              for m, match in zip(self.memories, self.relevance(query), strict=True)]
+    ranked = sorted(range(len(scores)), key=lambda i: -scores[i])
+    return [self.memories[i]["text"] for i in ranked if self.memories[i]["live"]][:k]
+
+
+def _recency_on_every_memory(self, query, k=3, now=None):   # age costs every memory, copy or not
+    return _ranked_by(self, query, k, lambda m: 0.5 + 0.5 * 0.5 ** ((now - m["time"]).days / 30))
+
+
+def _no_recency(self, query, k=3, now=None):                  # a value and its update tie on time
+    return _ranked_by(self, query, k, lambda m: 1.0)
+
+
 def _add_keeping_old_facts(self, role, content, importance=0.5, timestamp=None, fact=False):
     text = content if fact else f"{role}: {content}"
     self.memories.append({"text": text, "vector": self.embedder.embed([text])[0], "importance": importance,
@@ -274,6 +289,18 @@ def test_two_wrong_stores_fail_with_different_one_line_messages(capsys):
     assert "yours returns 2 memories, 3 wanted" in short
     for message in (product, kept, short):
         assert len(message.splitlines()) == 1 and message.count("✗") == 1, message
+
+
+def test_recency_on_every_memory_or_on_none_fails_with_a_one_line_difference(capsys):
+    """The near-copy recency is the learner's to write: a recency of age alone, or none, is caught."""
+    messages = []
+    for retrieve in (_recency_on_every_memory, _no_recency):
+        assert not semantic.check_semantic_class(_variant(retrieve=retrieve))
+        messages.append(unwrapped(capsys.readouterr().out).strip())
+    for message in messages:
+        assert len(message.splitlines()) == 1 and message.count("✗") == 1, message
+        assert "should be" in message and "yours is" in message and "recency" in message
+    assert "recency 0.63" in messages[1]          # the older near-copy the library lowers, yours not
 
 
 def test_a_store_that_wraps_or_inherits_the_library_fails(capsys):

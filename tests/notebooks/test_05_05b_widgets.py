@@ -6,13 +6,11 @@ from datetime import datetime
 
 import matplotlib
 import numpy as np
-import pytest
 
-from teachmem import ManualClock, SemanticMemoryStore, load_scenario
 from teachmem.core.embed import BagOfWordsEmbedder, RandomEmbedder, SubwordEmbedder, cosine_matrix
 from teachmem.lab.lesson_examples import store_with_ages
 from teachmem.lessons import semantic
-from teachmem.lessons.semantic import answer_rank, plot_similarity_heatmaps, score_table
+from teachmem.lessons.semantic import plot_similarity_heatmaps, score_table
 from teachmem.lessons.semantic_upkeep import plot_forgetting_curves
 
 
@@ -98,27 +96,13 @@ def test_forgetting_plot_draws_a_learners_curve_beside_the_code_as_written():
     assert len(lines) == 6 and np.isclose(lines[1].get_ydata()[-1], math.exp(-14 / 5))
 
 
-def _renovation(scoring):
-    year = load_scenario("renovation_year")
-    ask, clock = year.questions[0], ManualClock(year.start)
-    store = SemanticMemoryStore(scoring=scoring, clock=clock)
-    for t in year.turns[:ask.turn - 1]:
-        clock.set(year.timestamp(t.turn))
-        store.add(t.role, t.content, turn=t.turn, timestamp=year.timestamp(t.turn))
-    return store, ask.text, year.fact(ask.needs[0]).stated_turn
 
 
-def test_answer_rank_shows_the_buried_answer_with_its_true_rank():
-    store, question, said = _renovation("product")
-    text = answer_rank(store, question, said)
-    rank = 1 + [store.metadata[h["row"]]["turn"] for h in store.explain(question, len(store))].index(said)
-    assert rank > 3 and text.splitlines()[0] == f"turn {said} ranks {rank} of {len(store)}"
-    rows = [line for line in text.splitlines()[2:] if line[:2].strip()]    # not a wrapped line
-    last = rows[-1].split()
-    assert (int(last[0]), int(last[2])) == (rank, said) and len(rows) == 4
-    assert max(len(line) for line in text.splitlines()) <= 105 and "…" not in text
-    with pytest.raises(ValueError, match="turn must be the turn of a live memory"):
-        answer_rank(store, question, 999)
-    found = answer_rank(*_renovation("half_life"))        # the default finds it first: no extra row
-    assert found.splitlines()[0] == f"turn {said} ranks 1 of {len(store)}"
-    assert len([line for line in found.splitlines()[2:] if line[:2].strip()]) == 3
+def test_the_baseline_ranks_by_the_words_of_each_turn_as_said():
+    baseline = semantic.BM25Baseline()
+    for role, said in [("user", "The wifi password is harbour-lights."), ("assistant", "Lunch was ramen."),
+                       ("user", "Wifi in the meeting room drops.")]:
+        baseline.add(role, said, turn=1, timestamp=datetime(2026, 1, 5))
+    assert [hit["text"] for hit in baseline.explain("What is the wifi password?", 2)] == [
+        "user: The wifi password is harbour-lights.", "user: Wifi in the meeting room drops."]
+    assert baseline.explain("nothing matches", 3)[0]["text"] == "user: The wifi password is harbour-lights."

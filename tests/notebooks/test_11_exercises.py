@@ -150,3 +150,24 @@ def test_11_2_the_stub_is_not_implemented_yet_and_the_agent_uses_the_same_cut(ca
     assert "not implemented yet" in capsys.readouterr().out
     first = next(t for t in lesson.run() if t.evicted)            # the agent still evicts on turn 25
     assert first.turn == 25 and first.tokens <= 500
+
+
+def test_the_jsonb_search_prose_names_what_the_pages_print():
+    """With neighbour words on by default the first page brought turns that never say JSONB and left
+    turn 18 ("JSONB goes away") to the second: the prose says which, as the stored output prints."""
+    cells, sources = _notebook_cells()
+    at = next(i for i, s in enumerate(sources) if "What did we say about JSONB?" in s)
+    printed = "".join("".join(o.get("text", "")) for o in cells[at]["outputs"])
+    first, second = printed.split("archival_memory_search")[0], printed.split("Results 6-")[1]
+    results = {}
+    for item in first.split("\n- [")[1:]:
+        turn, text = item.split("] ", 1)
+        results[int(turn)] = "JSONB" in text
+    assert {3, 4} <= {turn for turn, says in results.items() if says}
+    silent = sorted(turn for turn, says in results.items() if not says)
+    prose = sources[at + 1]
+    words = {1: "one", 2: "two", 3: "three", 4: "four", 5: "five"}
+    assert f"{words[len(silent)]} of its {words[len(results)]} results never say JSONB" in prose
+    assert f"turns {', '.join(map(str, silent[:-1]))} and {silent[-1]}" in prose
+    assert "- [18]" in second and "JSONB goes away" in second and 18 not in results
+    assert "Turn 18 does say" in prose and "second page (`page=1`, printed last)" in prose
