@@ -7,10 +7,13 @@ Taught in notebooks/08b_evaluate_on_locomo.ipynb.
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Mapping, Sequence
 
+import numpy as np
 from matplotlib.figure import Figure
 
+from teachmem.core.bm25 import BM25Index
 from teachmem.core.tokens import estimate_tokens
 from teachmem.lab.evaluation.locomo import (CATEGORY_NAMES as CATEGORY_NAMES, LOCOMO_SAMPLE, LONG_CONVERSATIONS,
                                             LocomoConversation, RecallReport, category_label as category_label,
@@ -20,6 +23,24 @@ from teachmem.lab.evaluation.recall_tables import overall_table as overall_table
 from teachmem.lab.evaluation.recall_over_time import FedReport
 from teachmem.lessons.common import (OKABE_ITO, after_prediction as after_prediction, answer_checker, figure, hanging,
                                      prediction_problem, wrapped as wrapped)
+
+
+class BM25Turns:
+    """The baseline a store is measured against: BM25 over each turn's own lower-cased words (runs of letters,
+    digits and apostrophes), no stemming, no dates, no neighbours. ``fed_recall(conversations, BM25Turns)`` feeds it
+    like a store; ``clock`` is accepted and ignored."""
+
+    def __init__(self, clock=None):
+        self.index, self.texts = BM25Index(), []
+
+    def add(self, role: str, content: str, **_) -> None:
+        self.texts.append(f"{role}: {content}")
+        self.index.add(re.findall(r"[a-z0-9']+", content.lower()))
+
+    def explain(self, query: str, top_k: int) -> list[dict]:
+        scores = self.index.scores(re.findall(r"[a-z0-9']+", query.lower()))
+        order = np.lexsort((np.arange(len(scores)), -scores))[:top_k]     # ties: the earlier turn first
+        return [{"text": self.texts[i]} for i in order]
 
 
 def changed_questions(conversations: Sequence[LocomoConversation], reports: Mapping[str, FedReport],
