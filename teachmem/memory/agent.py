@@ -86,7 +86,7 @@ class MemoryAgent:
         self.summary = ""                   # the recursive summary of what was evicted
         self.archival = SemanticMemoryStore(clock=clock)
         self.clock = self.archival.clock    # one clock for both stores
-        self.recall = SemanticMemoryStore(clock=self.clock, neighbour_words=False)   # finds words said
+        self.recall = SemanticMemoryStore(clock=self.clock, neighbour_words=False)  # words said
         self.changes: list[Change] = []     # what the current (or last) step changed
         self.last_step: dict | None = None
         self.last_turn: int | None = None

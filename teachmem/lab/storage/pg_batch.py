@@ -46,13 +46,14 @@ def file_batch(rows: list[dict], vectors, first: int,
     for row, vector in zip(rows, vectors, strict=True):
         key, text = row["fact_key"], row["text"]
         old = newest.get(key) if key is not None else None
-        live = old is not None and old[2] is None
-        if live and old[1].lower().split() == text.lower().split():
+        if old is not None and old[2] is not None:      # its key's newest memory is retired: none live
+            old = None
+        if old is not None and old[1].lower().split() == text.lower().split():
             changes.append(Change("NOOP", f"s{old[0]}", text, reason="already stored"))
             continue
         kept[seq] = {**row, "seq": seq, "embedding": vector, "retired": None, "replaced_by": None}
         changes.append(Change("ADD", f"s{seq}", text, reason=f"new {row['memory_type']}"))
-        if live:
+        if old is not None:
             why = f"replaced by s{seq}"
             changes.append(Change("DELETE", f"s{old[0]}", old[1], reason=why))
             if old[0] >= first:
