@@ -76,15 +76,9 @@ class BM25Index:
         if terms is None:
             return
         for term in terms:
-            if self.docs[term][-1] == doc:     # the newest (as when a reply re-indexes it): O(1)
-                self.docs[term].pop()
-                self.tfs[term].pop()
-            else:
-                ids = np.frombuffer(self.docs[term], dtype=np.int32)
-                counts = np.frombuffer(self.tfs[term], dtype=np.float32)
-                keep = ids != doc
-                self.docs[term] = array("i", ids[keep].tobytes())
-                self.tfs[term] = array("f", counts[keep].tobytes())
+            at = _position(self.docs[term], doc)
+            del self.docs[term][at]               # in place: the list is not copied
+            del self.tfs[term][at]
             if not self.docs[term]:
                 del self.docs[term]
                 del self.tfs[term]
@@ -114,3 +108,12 @@ class BM25Index:
             weight = np.float32(self.idf(term) * (self.k1 + 1.0))
             out[docs] += weight * tf / (tf + base + slope * length[docs])
         return out
+
+
+def _position(ids: array, doc: int) -> int:
+    """Where ``doc`` is in the postings ``ids``: looked for among the last eight first (a store
+    indexes its newest turns again as their neighbours arrive), then in one vectorised pass."""
+    for at in range(len(ids) - 1, max(len(ids) - 9, -1), -1):
+        if ids[at] == doc:
+            return at
+    return int(np.flatnonzero(np.frombuffer(ids, dtype=np.int32) == doc)[0])

@@ -120,7 +120,14 @@ def content_words(text: str) -> list[str]:
 
     Taught in notebooks/05_semantic_memory.ipynb.
     """
-    return [stem(t) for t in tokenize(text) if t not in STOPWORDS]
+    return list(_content_words(text))
+
+
+@lru_cache(maxsize=4096)
+def _content_words(text: str) -> tuple[str, ...]:
+    """``content_words``, worked out once per text: a store indexes its newest turns again as their
+    neighbours arrive (notebook 05b), reading the same few texts several times."""
+    return tuple(stem(t) for t in tokenize(text) if t not in STOPWORDS)
 
 
 def shared_words(query: str | None, text: str) -> int:
