@@ -40,7 +40,9 @@ class Embedder(Protocol):
     ``embed(texts)`` returns a float32 array of shape ``(len(texts), dim)``
     whose rows have length 1 (or 0 for a text with nothing to match), so a
     dot product is a cosine similarity. ``config()`` returns JSON-ready data
-    that :func:`embedder_from_config` turns back into an equal embedder.
+    that :func:`embedder_from_config` turns back into an equal embedder. It may say, as
+    ``near_copy``, the cosine from which two texts say the same thing (a store's time-aware score
+    lets time decide between those only); without it, 0.6.
     """
 
     dim: int
@@ -109,6 +111,7 @@ class SentenceTransformerEmbedder:
     """
 
     name = "sentence-transformers"
+    near_copy = 0.9      # as MiniLM's (the default model): a trained model's cosines run high
 
     def __init__(self, model="all-MiniLM-L6-v2"):
         if isinstance(model, str):

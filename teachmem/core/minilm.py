@@ -269,6 +269,9 @@ class MiniLMEmbedder:
 
     name = "minilm"
     dim = 384
+    # Two turns say the same thing from this cosine: unrelated turns of one conversation often pass
+    # 0.6 here (the hashed subwords' line), so recency would reorder them (see semantic_scores).
+    near_copy = 0.9
 
     def __init__(self, path: str | Path | None = None, *, max_length: int = 256,
                  batch_size: int = 32):

@@ -52,6 +52,17 @@ def require_choice(name: str, value, choices) -> str:
     return value
 
 
+def require_bool(name: str, value) -> bool:
+    """``value`` if it is True or False (not 1, not "yes": a switch says which it is).
+
+    >>> require_bool("neighbour_words", False)
+    False
+    """
+    if not isinstance(value, bool):
+        raise TypeError(f"{name} must be True or False, got {value!r}")
+    return value
+
+
 def require_int_at_least(name: str, value, minimum: int) -> int:
     """An int (not a bool, not a float) no smaller than ``minimum``.
 

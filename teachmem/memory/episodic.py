@@ -19,8 +19,8 @@ from datetime import datetime
 
 from teachmem.core.change import Change
 from teachmem.core.text import fenced, quote
-from teachmem.core.validate import (require_callable, require_fraction, require_message,
-                                    require_text)
+from teachmem.core.validate import (require_bool, require_callable, require_fraction,
+                                    require_message, require_text)
 from teachmem.llm import LLM, OfflineLLM, rate_episodes
 
 
@@ -47,11 +47,6 @@ def _require_steps(steps: object) -> list[str]:
         raise TypeError(f"steps must be a list of str, got {type(steps).__name__}")
     return [require_text(f"steps[{i}]", step) for i, step in enumerate(steps)]
 
-
-def _require_success(success: object) -> bool:
-    if not isinstance(success, bool):
-        raise TypeError(f"success must be True or False, got {type(success).__name__}")
-    return success
 
 
 class EpisodicMemory:
@@ -89,7 +84,7 @@ class EpisodicMemory:
         require_text("task", task)
         steps = _require_steps(steps)
         require_text("outcome", outcome)
-        _require_success(success)
+        require_bool("success", success)
         require_text("feedback", feedback, allow_empty=True)
         self.made += 1
         episode = Episode(f"e{self.made}", task, steps, outcome, feedback, success)
@@ -120,7 +115,7 @@ class EpisodicMemory:
         """Close the episode under way with its outcome: it may now serve as an example (if it
         succeeded)."""
         require_text("outcome", outcome)
-        _require_success(success)
+        require_bool("success", success)
         require_text("feedback", feedback, allow_empty=True)
         if self.open is None:
             raise ValueError("no episode is under way: add a user message (its task) first")

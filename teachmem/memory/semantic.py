@@ -24,15 +24,16 @@ from teachmem.core.clock import ManualClock
 from teachmem.core.spans import locate
 from teachmem.core.subword import embedder_from, embedder_from_config
 from teachmem.core.text import fenced, quote
-from teachmem.core.validate import (require_callable, require_choice, require_datetime,
-                                    require_decay_rate, require_fraction, require_positive_int,
-                                    require_role, require_text, require_turn)
+from teachmem.core.validate import (require_bool, require_callable, require_choice,
+                                    require_datetime, require_decay_rate, require_fraction,
+                                    require_positive_int, require_role, require_text, require_turn)
 from teachmem.core.vectors import MemoryTable, decay_factor, min_max, require_labels, top_k_rows
 from teachmem.core.words import content_words, stem
 from teachmem.llm import extract_facts
-from teachmem.memory.semantic_scores import (SCORINGS, epoch_us, generative_agents_score,
-                                             hybrid_relevance, memorybank_score, product_score,
-                                             thread_relevance, time_aware_score, time_signals)
+from teachmem.memory.semantic_scores import (READS, SCORINGS, epoch_us, generative_agents_score,
+                                             hybrid_relevance, memorybank_score, near_copy,
+                                             product_score, thread_relevance, time_aware_score,
+                                             time_signals)
 from teachmem.memory.semantic_upkeep import MEMORY_ID, SemanticUpkeep
 
 __all__ = ["SCORINGS", "SemanticMemoryStore", "decay_factor", "epoch_us", "fact_key",
@@ -84,9 +85,7 @@ class SemanticMemoryStore(SemanticUpkeep):
                  clock=None, lexical_weight: float = 0.5, reply_weight: float = 0.5,
                  scoring: str = "time_aware", context_top_k: int = 3,
                  neighbour_words: bool = True):
-        if not isinstance(neighbour_words, bool):
-            raise TypeError(f"neighbour_words must be True or False, got {neighbour_words!r}")
-        self.neighbour_words = neighbour_words
+        self.neighbour_words = require_bool("neighbour_words", neighbour_words)
         self.decay_rate = require_decay_rate("decay_rate", decay_rate)
         self.scoring = require_choice("scoring", scoring, SCORINGS)
         self.lexical_weight = require_fraction("lexical_weight", lexical_weight)
@@ -207,10 +206,11 @@ class SemanticMemoryStore(SemanticUpkeep):
         match = hybrid_relevance(lexical, cosine, self.lexical_weight, mask)
         # A turn shares relevance with its neighbours (05b); a retired turn lends nothing.
         relevance = thread_relevance(match * table["live"], table["previous"], self.reply_weight)
-        signals = time_signals(table["created"], table["accessed"], table["recalls"], now_us)
+        signals = time_signals(table["created"], table["accessed"], table["recalls"], now_us,
+                               READS.get(self.scoring))   # None: every signal
         parts = SCORINGS[self.scoring](relevance=relevance, importance=table["importance"],
                                        mask=mask, decay_rate=self.decay_rate, vectors=table.matrix,
-                                       **signals)
+                                       same=near_copy(self.embedder), **signals)
         return {"lexical": lexical, "cosine": cosine, "match": match, **parts}, mask
 
     def explain(self, query: str, top_k: int = 3, now: datetime | None = None,

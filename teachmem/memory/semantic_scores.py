@@ -56,6 +56,13 @@ def product_score(relevance, importance, age_days, decay_rate, **_) -> dict:
             "relevance": relevance, "importance": importance, "decay": decay}
 
 
+def near_copy(embedder) -> float:
+    """The cosine from which two of ``embedder``'s vectors say the same thing, the time-aware
+    score's ``same``: its ``near_copy`` (MiniLM's cosines between unrelated turns run higher than
+    hashed subwords'), else 0.6."""
+    return getattr(embedder, "near_copy", 0.6)
+
+
 def time_aware_score(relevance, importance, age_days, vectors, mask, half_life_days=30.0,
                      same=0.6, pool=50, **_) -> dict:
     """relevance × (½ + ½ importance) × recency, where time decides only between memories about
@@ -108,14 +115,13 @@ def time_signals(created_us, accessed_us, recalls, now_us: int, names=None) -> d
     counts as now.
     """
     wanted = TIME_SIGNALS if names is None else names
-    since_access = np.maximum(now_us - accessed_us, 0)
     signals = {}
     if "age_days" in wanted:
         signals["age_days"] = np.maximum(now_us - created_us, 0) // DAY_US
     if "hours_since_access" in wanted:
-        signals["hours_since_access"] = since_access / HOUR_US
+        signals["hours_since_access"] = np.maximum(now_us - accessed_us, 0) / HOUR_US
     if "days_since_recall" in wanted:
-        signals["days_since_recall"] = since_access // DAY_US
+        signals["days_since_recall"] = np.maximum(now_us - accessed_us, 0) // DAY_US
     if "strength" in wanted:
         signals["strength"] = recalls + 1.0
     return signals
@@ -155,3 +161,7 @@ SCORINGS: dict[str, Callable[..., dict]] = {"product": product_score,
                                             "generative_agents": generative_agents_score,
                                             "memorybank": memorybank_score,
                                             "time_aware": time_aware_score}
+# The time signals each of them reads: a store works out only those (a pass over every memory
+# saved for each one left out).
+READS = {"product": ("age_days",), "generative_agents": ("hours_since_access",),
+         "memorybank": ("days_since_recall", "strength"), "time_aware": ("age_days",)}

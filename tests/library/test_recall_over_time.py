@@ -8,6 +8,8 @@ paraphrased, temporal and multi-hop questions too) has its own, measured, for ea
 """
 from __future__ import annotations
 
+import inspect
+
 import importlib.util
 import json
 from datetime import datetime, timedelta
@@ -22,6 +24,8 @@ from teachmem.lab.evaluation.scenario_scores import evaluate
 from teachmem.lab.evaluation.recall_over_time import (budget_recall, by_evidence_session, fed_recall,
                                                      halves, session_time, tolerant_recall)
 from teachmem.memory.semantic import SCORINGS, SemanticMemoryStore, time_aware_score
+from teachmem.memory import semantic
+from teachmem.memory.semantic_scores import READS, TIME_SIGNALS
 
 START = datetime(2025, 1, 1, 9, 0)
 ROOT = Path(__file__).resolve().parents[2]
@@ -140,6 +144,20 @@ def test_time_aware_score_numbers():
     assert SCORINGS["time_aware"] is time_aware_score
 
 
+def test_a_store_works_out_the_time_signals_its_score_reads_and_only_those(monkeypatch):
+    for name, score in SCORINGS.items():
+        reads = [p for p in inspect.signature(score).parameters if p in TIME_SIGNALS]
+        assert sorted(READS[name]) == sorted(reads), name
+    worked_out = []
+    real = semantic.time_signals
+    monkeypatch.setattr(semantic, "time_signals", lambda *a: worked_out.append(a) or real(*a))
+    for scoring in ("time_aware", "memorybank"):
+        store = SemanticMemoryStore(clock=ManualClock(START), scoring=scoring)
+        store.store("the team chose PostgreSQL")
+        assert store.explain("PostgreSQL", 1)[0]["score"] > 0
+    assert [sorted(real(*a)) for a in worked_out] == [["age_days"], ["days_since_recall", "strength"]]
+
+
 def test_a_near_copy_outside_the_pool_or_the_mask_costs_nothing():
     vectors = np.array([[1.0, 0.0], [1.0, 0.0], [0.0, 1.0]])
     relevance, age = np.array([1.0, 0.1, 0.9]), np.array([10, 0, 5])
@@ -148,6 +166,35 @@ def test_a_near_copy_outside_the_pool_or_the_mask_costs_nothing():
     masked = time_aware_score(relevance, np.ones(3), age, vectors, np.array([True, False, True]))
     assert masked["recency"].tolist() == [1.0, 1.0, 1.0]          # nor a candidate at all
     assert time_aware_score(relevance, np.ones(3), age, vectors, np.ones(3, bool))["recency"][0] < 1
+
+
+class Fixed:
+    """An embedder of two fixed directions at cosine 0.7: "coffee" texts and the rest."""
+
+    name, dim = "fixed", 2
+
+    def __init__(self, near_copy=None):
+        if near_copy is not None:
+            self.near_copy = near_copy
+
+    def embed(self, texts):
+        return np.array([[1.0, 0.0] if "coffee" in t else [0.7, 0.51 ** 0.5] for t in texts], np.float32)
+
+    def config(self):
+        return {"name": self.name}
+
+
+@pytest.mark.parametrize("near_copy, older_recency", [(None, 0.75), (0.6, 0.75), (0.8, 1.0)])
+def test_the_store_asks_its_embedder_when_two_memories_say_the_same_thing(near_copy, older_recency):
+    """Cosine 0.7 is a near-copy at the default 0.6, not for an embedder whose ``near_copy`` is 0.8
+    (MiniLM's cosines between unrelated turns run high)."""
+    clock = ManualClock(START)
+    store = SemanticMemoryStore(clock=clock, embedder=Fixed(near_copy), lexical_weight=0.0)
+    store.store("coffee with Ama at the cannery")
+    clock.advance(days=30)
+    store.store("tea with Ama at the library")
+    older = next(h for h in store.explain("coffee", 2) if h["row"] == 0)
+    assert older["recency"] == pytest.approx(older_recency)
 
 
 def test_recency_still_breaks_ties_between_near_copies_and_a_stale_fact_stays_retired():
