@@ -15,7 +15,8 @@ For 1k, 10k and 100k memories this prints:
   would encode the query anyway;
 * ``store()`` throughput and bytes per memory;
 * ``add()`` throughput of the same texts as one long chat (turns a minute apart, so each answers the
-  one before), with neighbour words off and on: on, each turn also re-indexes the turn it answers.
+  one before), with neighbour words off and on (the default): on, each turn also re-indexes the
+  turns up to two steps before it, whose neighbours changed.
 
 Timings are medians of repeated calls (``time.perf_counter``) on queries
 drawn from the same generator as the memories, with one BLAS thread. The store, the floor and the

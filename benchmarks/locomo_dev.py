@@ -8,7 +8,8 @@ for each half of the five (choose settings on half 1; half 2 is the held-out pro
 
 * BM25 over the raw turns, lower-cased words, no dates (the baseline);
 * the default store read with ``explain()`` (no side effect) and with ``retrieve(q, top_k=10)`` (as an
-  application reads it: each answer refreshes the memories it returned), dated and undated;
+  application reads it: each answer counts as a recall, which the default score does not read), dated
+  and undated;
 * the store with each setting given on the command line, e.g. ``neighbour_words=True``.
 
     .venv/bin/python benchmarks/locomo_dev.py                      # the rows above
@@ -51,11 +52,19 @@ def row(name: str, half: list, make, dated: bool = True) -> str:
     return f"  {name:<44}" + "".join(f"{report.recall(m):>12.3f}" for m in MEASURES)
 
 
+def setting(value: str):
+    """A value from the command line: a Python literal (``True``, ``0.4``), else the text (``minilm``)."""
+    try:
+        return ast.literal_eval(value)
+    except (ValueError, SyntaxError):
+        return value
+
+
 def main(argv: list[str]) -> int:
     if not DEV.exists():
         print(f"{DEV} is not here: this benchmark measures the development data only (see its docstring)")
         return 0
-    options = {k: ast.literal_eval(v) for k, v in (a.split("=", 1) for a in argv)}
+    options = {k: setting(v) for k, v in (a.split("=", 1) for a in argv)}
     for number, half in enumerate(halves(load_locomo(DEV)), 1):
         n = sum(len(c.questions) for c in half)
         print(f"\nhalf {number}: {len(half)} conversations, {n} questions" + " " * 6

@@ -546,3 +546,12 @@ def test_a_label_that_is_not_a_finite_number_is_refused_naming_it_and_saving_sti
     assert json.dumps(store.to_state()) == before
     with MemoryDB(str(tmp_path / "memory.db")) as db:
         db.save(store, user_id="u")
+
+
+def test_the_dev_benchmark_reads_a_setting_as_a_literal_or_else_as_text():
+    """``locomo_dev.py embedder=minilm`` (its docstring's example) once failed: minilm is no literal."""
+    path = ROOT / "benchmarks" / "locomo_dev.py"
+    spec = importlib.util.spec_from_file_location("locomo_dev", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    assert [module.setting(v) for v in ("True", "0.4", "minilm", "'minilm'")] == [True, 0.4, "minilm", "minilm"]
