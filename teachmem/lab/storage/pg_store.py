@@ -19,13 +19,14 @@ from teachmem.core.change import Change
 from teachmem.core.clock import ManualClock
 from teachmem.core.subword import embedder_from
 from teachmem.core.text import fenced, quote
-from teachmem.core.validate import (require_callable, require_datetime, require_decay_rate, require_fraction,
-                                    require_positive_int, require_text)
+from teachmem.core.validate import (require_callable, require_choice, require_datetime, require_decay_rate,
+                                    require_fraction, require_positive_int, require_text)
 from teachmem.core.vectors import require_items, require_labels
 from teachmem.lab.storage.memory_db import require_no_nul
 from teachmem.lab.storage.pg_batch import NEWEST_FILED, file_batch, insert_batch, retire_held
-from teachmem.lab.storage.pg_rank import explain_plan, ranked, record_recall
+from teachmem.lab.storage.pg_rank import explain_plan, ranked, record_recall, search_list
 from teachmem.lab.storage.pg_schema import ensure_schema, enter_as_user
+from teachmem.lab.storage.pg_time_aware import time_aware_ranked
 from teachmem.lab.storage.postgres import INSTALL_HINT
 from teachmem.memory.semantic import SemanticMemoryStore, fact_key
 
@@ -36,6 +37,7 @@ try:
 except ImportError:
     psycopg = None    # type: ignore[assignment]
 
+SCORINGS = ("time_aware", "product")     # the in-memory store's scorings the SQL path ranks by
 ID = re.compile(r"s(0|[1-9]\d*)")
 ROW = "SELECT text, memory_type, importance, retired, metadata, fact_key FROM memories WHERE seq = %s"
 MOST_ROWS = 2**63 - 1     # LIMIT takes a bigint; no table holds more rows
@@ -69,23 +71,31 @@ def remove_user(dsn: str, user_id: str) -> int:
 
 
 class PgMemoryStore:
-    """``SemanticMemoryStore``'s API on PostgreSQL: the memories of ``user_id``, ranked by relevance × importance ×
-    decay (``lexical_weight=0``, ``reply_weight=0`` in the in-memory store's terms). The ``candidates`` nearest
-    memories the HNSW index finds give a bound; with ``exact=True`` (the default) every memory that could still
-    beat it is then scored exactly, so the answer is the in-memory store's even where the index misses
-    (``teachmem.lab.pg_rank``). That check is what costs at scale: it reads every memory a weak bound lets
-    through (most of them, at a million). With ``exact=False`` the index hands over at most ``candidates``
-    memories, nearest first, fewer when none further on can beat the best ``top_k`` found
-    (``teachmem.lab.storage.pg_rank.walked``), and the answer is the best of them: exact as far as the index
-    finds the nearest when the bound stops the walk early, else the best of the ``candidates`` nearest; a
-    memory the index misses is missing (``benchmarks/bench_pg.py`` prints its recall against the exact
-    answer)."""
+    """``SemanticMemoryStore``'s API on PostgreSQL: the memories of ``user_id``, ranked in the database's
+    nearest memories.
+
+    ``scoring="time_aware"`` (the default) ranks as ``SemanticMemoryStore()`` does by default, relevance ×
+    (½ + ½ importance) × recency (a memory with a newer near-copy loses up to half its score), with relevance the
+    cosine alone: the SQL path omits the in-memory default's BM25 blend (``lexical_weight``), its neighbour words
+    (``neighbour_words``) and the relevance turns share with their replies (``reply_weight``), so its answer is
+    ``SemanticMemoryStore(lexical_weight=0, reply_weight=0, neighbour_words=False)``'s
+    (``teachmem.lab.storage.pg_time_aware``). The HNSW index hands memories over nearest first (a search list of
+    ``candidates``) until none further on can beat the answer: no memory scores above its relevance. With
+    ``exact=True`` (the default) one scan of the user's memories then checks that the index missed none that
+    could (the in-memory answer, whatever the index misses); with ``exact=False`` the answer is the walk's,
+    exact as far as the index finds the nearest (``benchmarks/bench_pg.py`` prints its recall).
+
+    ``scoring="product"`` ranks by relevance × importance × decay (``decay_rate`` ** days; the in-memory
+    ``scoring="product"``, ``lexical_weight=0``, ``reply_weight=0``): the ``candidates`` nearest memories give
+    a bound; with ``exact=True`` every memory that could still beat it is scored exactly, which at scale reads
+    most of them (a weak bound: decay lets little through), and with ``exact=False`` the walk is at most
+    ``candidates`` long (``teachmem.lab.storage.pg_rank``)."""
 
     kind = "pg_semantic"
 
     def __init__(self, dsn: str, *, user_id: str, embedder=None, clock=None, decay_rate: float = 0.95,
                  embed_dim: int = 256, context_top_k: int = 3, candidates: int = 200,
-                 exact: bool = True):
+                 exact: bool = True, scoring: str = "time_aware"):
         if psycopg is None:
             raise RuntimeError(f"PgMemoryStore needs psycopg and pgvector: {INSTALL_HINT}")
         require_text("dsn", dsn)
@@ -97,6 +107,7 @@ class PgMemoryStore:
         if not isinstance(exact, bool):
             raise TypeError(f"exact must be True or False, got {exact!r}")
         self.exact = exact
+        self.scoring = require_choice("scoring", scoring, SCORINGS)
         self.embedder = embedder_from(embedder, embed_dim)
         self.clock = require_callable("clock", clock) or ManualClock()
         self.conn = psycopg.connect(dsn, autocommit=True)
@@ -332,7 +343,12 @@ class PgMemoryStore:
             require_storable(f"filter key {key!r}", key)
             require_storable(f"filter {key!r}", value)
         k = min(top_k, MOST_ROWS)          # a larger top_k, as in memory, means every memory
-        hits = ranked(self.conn, self.embedder.embed([query])[0], k=k, now=self.now(now),
+        vector = self.embedder.embed([query])[0]
+        if self.scoring == "time_aware":
+            search_list(self.conn, self.candidates)
+            hits = time_aware_ranked(self.conn, vector, k=k, now=self.now(now), filters=filters, exact=self.exact)
+            return [{"id": f"s{h['seq']}", **h} for h in hits]
+        hits = ranked(self.conn, vector, k=k, now=self.now(now),
                       decay_rate=self.decay_rate, candidates=min(max(self.candidates, k), MOST_ROWS),
                       filters=filters, exact=self.exact)
         return [{"id": f"s{h['seq']}", **h} for h in hits]

@@ -1,0 +1,159 @@
+"""``PgMemoryStore``'s default ranking: the in-memory store's time-aware score over the index's nearest memories.
+
+score = relevance × (½ + ½ importance) × recency, as ``teachmem.memory.semantic_scores.time_aware_score``
+computes it (this module calls it): of the ``POOL`` best memories by relevance × (½ + ½ importance), one with a
+newer near-copy loses up to half its score; every other memory keeps recency 1, however old. Relevance here is
+the cosine alone (0 if negative): what ``SemanticMemoryStore()`` adds to it by default is left out (its BM25
+blend, ``lexical_weight``; the words neighbouring turns lend, ``neighbour_words``; the relevance a turn shares
+with its reply, ``reply_weight``). The answer is ``SemanticMemoryStore(lexical_weight=0, reply_weight=0,
+neighbour_words=False)``'s.
+
+Under that score no memory scores above its relevance (the other two factors are at most 1) and age alone
+lowers no score, so a bound prunes well:
+
+1. ``walk``: the HNSW index hands the memories over nearest first (pgvector's iterative scan, ``ORDER``), a
+   chunk at a time, each with its distance, importance and age (no vector, no text). After each chunk the pool's
+   vectors are read (those not yet held) and the score computed; the walk stops once the last relevance is
+   below both the pool's last relevance × weight (no memory further on can enter the pool) and the k-th best
+   score (none can enter the answer). Exact as far as the index hands memories over truly nearest first; an
+   HNSW index misses some (``benchmarks/bench_pg.py`` prints the recall against the exact answer).
+2. ``exact=True`` then checks that answer: one scan of the user's memories (every distance computed, no index)
+   brings in every memory whose relevance reaches the walk's bound, the score is computed again over them, and,
+   if the k-th best score fell below that bound, once more down to it. The answer is then the in-memory store's,
+   whatever the index missed, at the price of the scan.
+"""
+from __future__ import annotations
+
+import inspect
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from teachmem.lab.storage.pg_rank import SLACK, filter_clause
+from teachmem.memory.semantic_scores import time_aware_score
+
+try:
+    from psycopg import sql
+except ImportError:
+    sql = None        # type: ignore[assignment]
+
+POOL = inspect.signature(time_aware_score).parameters["pool"].default   # the in-memory store's, whatever it is
+# relaxed: the index hands memories over nearly nearest first (found more often than in strict order, measured
+# by benchmarks/bench_pg.py); the bound then stops the walk where the order says none further on can count.
+ORDER = "relaxed_order"
+WALK_CHUNK = 50             # memories fetched at a time while walking
+NEAREST = """SELECT seq, coalesce(nullif(embedding <=> %(query)s, 'NaN'), 1) AS distance, importance,
+       greatest(floor(extract(epoch FROM %(now)s::timestamp - created) / 86400), 0)::int AS days
+FROM memories
+WHERE retired IS NULL {filters}"""
+WALK = NEAREST + "\nORDER BY embedding <=> %(query)s"
+REACHING = NEAREST + " AND 1 - coalesce(nullif(embedding <=> %(query)s, 'NaN'), 1) >= %(least)s"
+FIRST = NEAREST + "\nORDER BY seq LIMIT %(most)s"          # a query of no known word: every score is 0
+VECTORS = "SELECT seq, embedding FROM memories WHERE seq = ANY(%s)"
+PARTS = ("cosine", "relevance", "importance", "recency", "score")
+TEXTS = "SELECT seq, text, memory_type FROM memories WHERE seq = ANY(%s)"
+
+
+@dataclass
+class Seen:
+    """The memories fetched so far (seq -> distance, importance, days) and the vectors of those that were in the
+    pool; ``rank`` scores them as the in-memory store would if they were all it held."""
+    k: int
+    rows: dict[int, tuple[float, float, int]] = field(default_factory=dict)
+    vectors: dict[int, np.ndarray] = field(default_factory=dict)
+
+    def add(self, rows) -> float:
+        """Note ``rows`` (seq, distance, importance, days); the last one's relevance (1 if none)."""
+        last = 1.0
+        for seq, distance, importance, days in rows:
+            self.rows[seq] = (float(distance), float(importance), int(days))
+            last = max(1.0 - float(distance), 0.0)
+        return last
+
+    def rank(self, conn) -> dict:
+        """Every part of every fetched memory's score (arrays in seq order), and ``bound``: the least of the
+        pool's last relevance × weight and the k-th best score (-1 while either is short of memories)."""
+        seqs = np.array(sorted(self.rows), dtype=np.int64)
+        if not len(seqs):
+            return {name: np.zeros(0) for name in (*PARTS, "seq")} | {"bound": -1.0}
+        distance, importance, days = (np.array(c) for c in zip(*(self.rows[s] for s in seqs), strict=True))
+        relevance = np.clip(1.0 - distance, 0.0, 1.0)
+        matched = relevance * (0.5 + 0.5 * importance)
+        order = np.lexsort((seqs, -matched))[:POOL]           # the pool: best first, older first on ties
+        wanted = [int(s) for s in seqs[order] if s not in self.vectors]
+        if wanted:
+            self.vectors.update((s, v.to_numpy()) for s, v in conn.execute(VECTORS, [wanted], binary=True))
+        pool = np.sort(order)
+        parts = time_aware_score(relevance=relevance[pool], importance=importance[pool],
+                                 age_days=days[pool].astype(np.int64), mask=np.ones(len(pool), bool),
+                                 vectors=np.stack([self.vectors[int(s)] for s in seqs[pool]]))
+        recency = np.ones(len(seqs))
+        recency[pool] = parts["recency"]
+        score = matched.copy()
+        score[pool] = parts["score"]
+        enough = len(seqs) >= POOL and len(seqs) >= self.k
+        kth = np.sort(score)[::-1][self.k - 1] if len(seqs) >= self.k else -1.0
+        bound = min(float(matched[order[-1]]), float(kth)) if enough else -1.0
+        return {"seq": seqs, "cosine": 1.0 - distance, "relevance": relevance, "importance": importance,
+                "recency": recency, "score": score, "bound": bound}
+
+
+def time_aware_ranked(conn, query_vector, *, k: int, now, filters: dict, exact: bool,
+                      most: int | None = None) -> list[dict]:
+    """The best ``k`` live memories for ``query_vector`` under the time-aware score, every part of it, best
+    first: the walk, then with ``exact`` the check (see the module's docstring). ``most`` caps how many
+    memories the walk fetches (None: as many as the index hands over)."""
+    where, params = filter_clause(filters)
+    params.update(query=query_vector, now=now)
+    seen = Seen(k)
+    if not any(query_vector):                     # every relevance is 0: the oldest memories, as in memory
+        seen.add(conn.execute(sql.SQL(FIRST).format(filters=where), {**params, "most": max(k, POOL)}))
+        return top(conn, seen.rank(conn), k)
+    parts = walk(conn, sql.SQL(WALK).format(filters=where), params, seen, most)
+    if exact or parts["bound"] < 0:
+        parts = check(conn, sql.SQL(REACHING).format(filters=where), params, seen, parts)
+    return top(conn, parts, k)
+
+
+def walk(conn, statement, params: dict, seen: Seen, most: int | None) -> dict:
+    """Fetch memories nearest first until none further on can change the answer (see the module's docstring),
+    the index ends, or ``most`` have come; the fetched memories' scores (``Seen.rank``)."""
+    parts = {"bound": -1.0}
+    with conn.transaction():
+        conn.execute(f"SET LOCAL hnsw.iterative_scan = {ORDER}")
+        with conn.cursor(name="nearest") as cursor:
+            cursor.execute(statement, params)
+            while rows := cursor.fetchmany(WALK_CHUNK):
+                last = seen.add(rows)
+                parts = seen.rank(conn)
+                if last < parts["bound"] * (1 - SLACK) or (most is not None and len(seen.rows) >= most):
+                    break
+    return parts
+
+
+def check(conn, statement, params: dict, seen: Seen, parts: dict) -> dict:
+    """Every memory whose relevance reaches the walk's bound, whatever the index handed over (a scan), then,
+    if the k-th best score fell below that bound, every memory down to it: the exact answer."""
+    least = reaching(parts["bound"])
+    seen.add(conn.execute(statement, {**params, "least": least}))
+    parts = seen.rank(conn)
+    if reaching(parts["bound"]) < least:
+        seen.add(conn.execute(statement, {**params, "least": reaching(parts["bound"])}))
+        parts = seen.rank(conn)
+    return parts
+
+
+def reaching(bound: float) -> float:
+    """The least relevance a memory needs to be fetched by the check: ``bound``, loosened by ``SLACK`` so that
+    rounding drops no tie; every memory (-2, below any cosine) when the bound is 0 or unknown (-1)."""
+    return bound * (1 - SLACK) if bound > 0 else -2.0
+
+
+def top(conn, parts: dict, k: int) -> list[dict]:
+    """The best ``k`` of the ranked memories, best first (older first on ties), with their texts."""
+    best = np.lexsort((parts["seq"], -parts["score"]))[:k]
+    seqs = [int(s) for s in parts["seq"][best]]
+    texts = {seq: (text, kind) for seq, text, kind in conn.execute(TEXTS, [seqs])}
+    return [{"seq": seq, "text": texts[seq][0], "memory_type": texts[seq][1],
+             **{name: float(parts[name][i]) for name in PARTS}}
+            for seq, i in zip(seqs, best, strict=True)]
