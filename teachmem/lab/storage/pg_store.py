@@ -346,7 +346,8 @@ class PgMemoryStore:
         vector = self.embedder.embed([query])[0]
         if self.scoring == "time_aware":
             search_list(self.conn, self.candidates)
-            hits = time_aware_ranked(self.conn, vector, k=k, now=self.now(now), filters=filters, exact=self.exact)
+            hits = time_aware_ranked(self.conn, vector, k=k, now=self.now(now), filters=filters, exact=self.exact,
+                                     first=min(self.candidates, MOST_ROWS))
             return [{"id": f"s{h['seq']}", **h} for h in hits]
         hits = ranked(self.conn, vector, k=k, now=self.now(now),
                       decay_rate=self.decay_rate, candidates=min(max(self.candidates, k), MOST_ROWS),

@@ -11,9 +11,10 @@ neighbour_words=False)``'s.
 Under that score no memory scores above its relevance (the other two factors are at most 1) and age alone
 lowers no score, so a bound prunes well:
 
-1. ``walk``: the HNSW index hands the memories over nearest first (pgvector's iterative scan, ``ORDER``), a
-   chunk at a time, each with its distance, importance and age (no vector, no text). After each chunk the pool's
-   vectors are read (those not yet held) and the score computed; the walk stops once the last relevance is
+1. ``walk``: the HNSW index hands the memories over nearest first (pgvector's iterative scan, relaxed order:
+   the store's setting), ``candidates`` of them, each with its distance, importance and age (no vector, no
+   text); the pool's vectors are read and the score computed; more are fetched (4 times as many) until the
+   last relevance is
    below both the pool's last relevance × weight (no memory further on can enter the pool) and the k-th best
    score (none can enter the answer). Exact as far as the index hands memories over truly nearest first; an
    HNSW index misses some (``benchmarks/bench_pg.py`` prints the recall against the exact answer).
@@ -38,16 +39,13 @@ except ImportError:
     sql = None        # type: ignore[assignment]
 
 POOL = inspect.signature(time_aware_score).parameters["pool"].default   # the in-memory store's, whatever it is
-# relaxed: the index hands memories over nearly nearest first (found more often than in strict order, measured
-# by benchmarks/bench_pg.py); the bound then stops the walk where the order says none further on can count.
-ORDER = "relaxed_order"
-WALK_CHUNK = 50             # memories fetched at a time while walking
-NEAREST = """SELECT seq, coalesce(nullif(embedding <=> %(query)s, 'NaN'), 1) AS distance, importance,
+GROWTH = 4                  # each walk fetches this many times the memories of the one before
+NEAREST = """SELECT seq, coalesce(nullif(embedding <=> %(query)b, 'NaN'), 1) AS distance, importance,
        greatest(floor(extract(epoch FROM %(now)s::timestamp - created) / 86400), 0)::int AS days
 FROM memories
 WHERE retired IS NULL {filters}"""
-WALK = NEAREST + "\nORDER BY embedding <=> %(query)s"
-REACHING = NEAREST + " AND 1 - coalesce(nullif(embedding <=> %(query)s, 'NaN'), 1) >= %(least)s"
+WALK = NEAREST + "\nORDER BY embedding <=> %(query)b\nLIMIT %(most)s"
+REACHING = NEAREST + " AND 1 - coalesce(nullif(embedding <=> %(query)b, 'NaN'), 1) >= %(least)s"
 FIRST = NEAREST + "\nORDER BY seq LIMIT %(most)s"          # a query of no known word: every score is 0
 VECTORS = "SELECT seq, embedding FROM memories WHERE seq = ANY(%s)"
 PARTS = ("cosine", "relevance", "importance", "recency", "score")
@@ -98,37 +96,35 @@ class Seen:
                 "recency": recency, "score": score, "bound": bound}
 
 
-def time_aware_ranked(conn, query_vector, *, k: int, now, filters: dict, exact: bool,
-                      most: int | None = None) -> list[dict]:
+def time_aware_ranked(conn, query_vector, *, k: int, now, filters: dict, exact: bool, first: int) -> list[dict]:
     """The best ``k`` live memories for ``query_vector`` under the time-aware score, every part of it, best
-    first: the walk, then with ``exact`` the check (see the module's docstring). ``most`` caps how many
-    memories the walk fetches (None: as many as the index hands over)."""
+    first: the walk (``first`` memories, then more as the bound needs), then with ``exact`` the check (see
+    the module's docstring)."""
     where, params = filter_clause(filters)
     params.update(query=query_vector, now=now)
     seen = Seen(k)
     if not any(query_vector):                     # every relevance is 0: the oldest memories, as in memory
         seen.add(conn.execute(sql.SQL(FIRST).format(filters=where), {**params, "most": max(k, POOL)}))
         return top(conn, seen.rank(conn), k)
-    parts = walk(conn, sql.SQL(WALK).format(filters=where), params, seen, most)
+    parts = walk(conn, sql.SQL(WALK).format(filters=where), params, seen, max(first, k))
     if exact or parts["bound"] < 0:
         parts = check(conn, sql.SQL(REACHING).format(filters=where), params, seen, parts)
     return top(conn, parts, k)
 
 
-def walk(conn, statement, params: dict, seen: Seen, most: int | None) -> dict:
-    """Fetch memories nearest first until none further on can change the answer (see the module's docstring),
-    the index ends, or ``most`` have come; the fetched memories' scores (``Seen.rank``)."""
-    parts = {"bound": -1.0}
-    with conn.transaction():
-        conn.execute(f"SET LOCAL hnsw.iterative_scan = {ORDER}")
-        with conn.cursor(name="nearest") as cursor:
-            cursor.execute(statement, params)
-            while rows := cursor.fetchmany(WALK_CHUNK):
-                last = seen.add(rows)
-                parts = seen.rank(conn)
-                if last < parts["bound"] * (1 - SLACK) or (most is not None and len(seen.rows) >= most):
-                    break
-    return parts
+def walk(conn, statement, params: dict, seen: Seen, first: int) -> dict:
+    """Fetch the ``first`` memories the index hands over nearest first, then ``GROWTH`` times as many, and so on,
+    until none further on can change the answer (see the module's docstring) or the index hands over fewer than
+    asked (it has no more, or has scanned ``hnsw.max_scan_tuples``); the fetched memories' scores
+    (``Seen.rank``). One query each time, the index's scan started afresh: cheaper than a cursor's round trips."""
+    most = first
+    while True:
+        rows = conn.execute(statement, {**params, "most": most}).fetchall()
+        last = seen.add(rows)
+        parts = seen.rank(conn)
+        if len(rows) < most or last < parts["bound"] * (1 - SLACK):
+            return parts
+        most *= GROWTH
 
 
 def check(conn, statement, params: dict, seen: Seen, parts: dict) -> dict:
