@@ -23,7 +23,7 @@ def random_vectors(pg_dsn):
     numpy_store = SemanticMemoryStore(lexical_weight=0.0, reply_weight=0.0, clock=clock, scoring="product",
                                       embedder=embedder)
     pg_store = PgMemoryStore(pg_dsn, user_id=f"random-vectors-{RUN}", clock=clock, embedder=embedder, candidates=5,
-                             scoring="product")
+                             scoring="product", exact=True)
     for store in (numpy_store, pg_store):
         for i in range(ROWS):
             store.store(f"memory {i}", "message", 1.0, EPOCH)
@@ -137,4 +137,4 @@ def test_exact_must_be_a_bool(pg_dsn):
     with pytest.raises(TypeError, match="exact must be True or False, got 1"):
         PgMemoryStore(pg_dsn, user_id="someone", exact=1)
     with PgMemoryStore(pg_dsn, user_id="someone") as store:
-        assert store.exact is True
+        assert store.exact is False          # the default: the walk; exact=True checks it (test_pg_time_aware.py)

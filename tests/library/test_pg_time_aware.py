@@ -77,7 +77,8 @@ def test_exact_holds_whatever_the_index_hands_over_and_the_walk_alone_does_not(s
     nearest_first = "ORDER BY embedding <=> %(query)b"
     assert nearest_first in pg_time_aware.WALK
     monkeypatch.setattr(pg_time_aware, "WALK", pg_time_aware.WALK.replace(nearest_first, "ORDER BY seq"))
-    monkeypatch.setattr(pg_store, "candidates", 5)         # walks of 5, 20, 80, 320 memories (of 180)
+    monkeypatch.setattr(pg_store, "candidates", 5)         # walks of 5, 10, 20, 40, 80… memories (of 180)
+    monkeypatch.setattr(pg_store, "exact", True)
     assert all(ids(pg_store.explain(q, 5)) == expected[q] for q in QUESTIONS)
     monkeypatch.setattr(pg_store, "exact", False)
     assert sum(ids(pg_store.explain(q, 5)) != expected[q] for q in QUESTIONS) >= 1
@@ -95,7 +96,7 @@ def test_the_walk_in_true_nearest_order_is_exact_and_stops_early(stores, monkeyp
         return parts
     monkeypatch.setattr(pg_time_aware, "walk", recorded)
     monkeypatch.setattr(pg_store, "exact", False)
-    monkeypatch.setattr(pg_store, "candidates", 10)        # a walk of 10 memories, then 40, then 160
+    monkeypatch.setattr(pg_store, "candidates", 10)        # a walk of 10 memories, then 20, 40…
     pg_store.conn.execute("SET enable_indexscan = off")
     try:
         for question in QUESTIONS:
@@ -122,4 +123,4 @@ def test_scoring_must_be_one_the_sql_path_ranks_by(pg_dsn):
     with pytest.raises(ValueError, match="scoring must be one of \\('time_aware', 'product'\\), got 'memorybank'"):
         PgMemoryStore(pg_dsn, user_id="someone", scoring="memorybank")
     with PgMemoryStore(pg_dsn, user_id="someone") as store:
-        assert store.scoring == "time_aware"
+        assert (store.scoring, store.exact, store.candidates) == ("time_aware", False, 400)

@@ -39,7 +39,7 @@ except ImportError:
     sql = None        # type: ignore[assignment]
 
 POOL = inspect.signature(time_aware_score).parameters["pool"].default   # the in-memory store's, whatever it is
-GROWTH = 4                  # each walk fetches this many times the memories of the one before
+GROWTH = 2                  # each walk fetches this many times the memories of the one before
 NEAREST = """SELECT seq, coalesce(nullif(embedding <=> %(query)b, 'NaN'), 1) AS distance, importance,
        greatest(floor(extract(epoch FROM %(now)s::timestamp - created) / 86400), 0)::int AS days
 FROM memories
