@@ -31,7 +31,8 @@ CREATE TABLE memories (
     seq         integer NOT NULL CHECK (seq >= 0),        -- the id is 's' || seq, counted per user
     text        text NOT NULL,                           -- '' once deleted: the row stays a tombstone
     memory_type text NOT NULL,
-    embedding   vector({dim}),                           -- NULL once deleted
+    embedding   vector({dim}),                           -- NULL once deleted, or while staged
+    staged      vector({dim}),                           -- store_many's vector, outside the index until fold()
     importance  double precision NOT NULL CHECK (importance BETWEEN 0 AND 1),
     created     timestamp NOT NULL,
     accessed    timestamp NOT NULL,
@@ -45,6 +46,7 @@ CREATE TABLE memories (
     PRIMARY KEY (user_id, seq)
 );
 {hnsw};
+CREATE INDEX memories_staged ON memories (user_id) WHERE staged IS NOT NULL;
 CREATE INDEX memories_recent ON memories (user_id, created, importance) WHERE retired IS NULL;
 CREATE INDEX memories_fact_key ON memories (user_id, fact_key, filed) WHERE fact_key IS NOT NULL;
 ALTER TABLE memories ENABLE ROW LEVEL SECURITY;
@@ -64,6 +66,10 @@ DO $$ BEGIN
 END $$;
 """
 
+# A table made before memories could be staged gets the column and its index.
+STAGED = """ALTER TABLE memories ADD COLUMN staged vector({dim});
+CREATE INDEX memories_staged ON memories (user_id) WHERE staged IS NOT NULL"""
+HAS_STAGED = "SELECT count(*) FROM pg_attribute WHERE attrelid = 'memories'::regclass AND attname = 'staged'"
 DIMENSION = """SELECT atttypmod FROM pg_attribute WHERE attrelid = 'memories'::regclass AND attname = 'embedding'"""
 
 
@@ -81,6 +87,8 @@ def ensure_schema(conn, dim: int) -> None:
             conn.execute(SCHEMA.format(dim=dim, hnsw=HNSW_INDEX))
         conn.execute(ROLE_GRANT)
         held = conn.execute(DIMENSION).fetchone()[0]
+        if held == dim and not conn.execute(HAS_STAGED).fetchone()[0]:
+            conn.execute(STAGED.format(dim=dim))
     if held != dim:
         raise ValueError(f"table {TABLE!r} holds vectors of dimension {held}, but the embedder makes {dim}: "
                          "use an embedder of that dimension, or another database")

@@ -42,10 +42,11 @@ ID = re.compile(r"s(0|[1-9]\d*)")
 ROW = "SELECT text, memory_type, importance, retired, metadata, fact_key FROM memories WHERE seq = %s"
 MOST_ROWS = 2**63 - 1     # LIMIT takes a bigint; no table holds more rows
 # Deleting empties a row and keeps it as a tombstone (its id is never given again).
-TOMBSTONE = ("UPDATE memories SET text = '', embedding = NULL, edits = '{}', fact_key = NULL, "
+TOMBSTONE = ("UPDATE memories SET text = '', embedding = NULL, staged = NULL, edits = '{}', fact_key = NULL, "
              "retired = 'deleted', metadata = jsonb_build_object('timestamp', metadata -> 'timestamp', "
              "'deleted', true) WHERE seq = %s")
 HELD = "SELECT seq, text, edits, metadata FROM memories WHERE text <> ''"
+FOLD = "UPDATE memories SET embedding = staged, staged = NULL WHERE staged IS NOT NULL"
 FILED = ("SELECT seq, text, retired FROM memories WHERE fact_key = %s AND seq <> %s "
          "ORDER BY filed DESC LIMIT 1")
 
@@ -208,7 +209,8 @@ class PgMemoryStore:
 
         The rows go in by one binary COPY into a temporary table, then one INSERT … SELECT into ``memories``:
         COPY cannot write a table under forced row-level security, and the INSERT obeys the policy's WITH CHECK
-        (``teachmem.lab.storage.pg_batch``)."""
+        (``teachmem.lab.storage.pg_batch``). Under the time-aware ranking their vectors are staged, outside the
+        HNSW index: retrievals read them exactly, and ``fold()`` hands them to the index."""
         rows = require_items(items, self._checked)
         vectors = self.embedder.embed([row["text"] for row in rows]) if rows else []
         with self.conn.transaction():
@@ -217,9 +219,17 @@ class PgMemoryStore:
             keys = sorted({row["fact_key"] for row in rows if row["fact_key"] is not None})
             held = self.conn.execute(NEWEST_FILED, [keys]).fetchall() if keys else []
             changes, kept, replaced = file_batch(rows, vectors, first, {k: tuple(rest) for k, *rest in held})
-            insert_batch(self.conn, kept, self.embedder.dim)
+            insert_batch(self.conn, kept, self.embedder.dim, staged=self.scoring == "time_aware")
             retire_held(self.conn, replaced)
         return changes
+
+    def fold(self) -> int:
+        """Move this user's staged vectors (``store_many``'s) into the indexed column, the HNSW index taking each:
+        the cost the batch deferred, paid here. Until then every retrieval reads the staged memories exactly,
+        which grows with their number. How many were moved."""
+        with self.conn.transaction():
+            self._lock()
+            return self.conn.execute(FOLD).rowcount
 
     def add(self, role: str, content: str, *, turn: int | None = None, timestamp=None) -> list[Change]:
         """Store a chat message as a ``message`` memory: the in-memory store's own ``add``, through ``store``."""
@@ -261,7 +271,7 @@ class PgMemoryStore:
             key = fact_key(text) if memory_type == "fact" else None
             refiled = key != old_key
             self.conn.execute(
-                "UPDATE memories SET text = %s, embedding = %s, edits = edits || %s::text, fact_key = %s"
+                "UPDATE memories SET text = %s, embedding = %s, staged = NULL, edits = edits || %s::text, fact_key = %s"
                 + (", filed = DEFAULT" if refiled else "") + " WHERE seq = %s", [text, vector, previous, key, seq])
             replaced = self._retire_replaced(self._newest_filed(key, seq), seq) if refiled and key else []
         return [Change("UPDATE", id, text, previous=previous, reason="updated"), *replaced]
@@ -306,7 +316,8 @@ class PgMemoryStore:
     def compact(self) -> None:
         """Rewrite the table and its indexes with live row versions only (``VACUUM FULL``, then
         ``REINDEX``), as the table's owner. It locks the table for every user while it runs: seconds
-        at 100k rows, minutes at a million (SECURITY.md)."""
+        at 100k rows, minutes at a million (SECURITY.md). Staged memories are folded into the index first."""
+        self.fold()
         self.conn.execute("RESET ROLE")
         try:
             self.conn.execute("VACUUM (FULL, ANALYZE) memories")

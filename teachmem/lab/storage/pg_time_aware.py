@@ -40,14 +40,30 @@ except ImportError:
 
 POOL = inspect.signature(time_aware_score).parameters["pool"].default   # the in-memory store's, whatever it is
 GROWTH = 2                  # each walk fetches this many times the memories of the one before
-NEAREST = """SELECT seq, coalesce(nullif(embedding <=> %(query)b, 'NaN'), 1) AS distance, importance,
-       greatest(floor(extract(epoch FROM %(now)s::timestamp - created) / 86400), 0)::int AS days
+NEAREST = """SELECT seq, coalesce(nullif(@V@ <=> %(query)b, 'NaN'), 1) AS distance, importance,
+       greatest(floor(extract(epoch FROM %(now)s::timestamp - created) / 86400), 0)::int AS days, @STAGED@
 FROM memories
 WHERE retired IS NULL {filters}"""
-WALK = NEAREST + "\nORDER BY embedding <=> %(query)b\nLIMIT %(most)s"
-REACHING = NEAREST + " AND 1 - coalesce(nullif(embedding <=> %(query)b, 'NaN'), 1) >= %(least)s"
-FIRST = NEAREST + "\nORDER BY seq LIMIT %(most)s"          # a query of no known word: every score is 0
-VECTORS = "SELECT seq, embedding FROM memories WHERE seq = ANY(%s)"
+ANY_VECTOR = "coalesce(embedding, staged)"       # a memory's vector, indexed or staged
+
+
+def nearest(vector: str, staged: str = "false") -> str:
+    """``NEAREST`` reading ``vector`` (SQL), each row marked ``staged`` (SQL) or not."""
+    return NEAREST.replace("@V@", vector).replace("@STAGED@", staged)
+
+
+# The index's nearest indexed memories, and the nearest staged ones (an exact sort of the few store_many left
+# outside the index: ``teachmem.lab.storage.pg_batch``), each stream at most %(most)s long.
+WALK = f"""({nearest("embedding")} AND embedding IS NOT NULL
+ORDER BY embedding <=> %(query)b
+LIMIT %(most)s)
+UNION ALL
+({nearest("staged", "true")} AND staged IS NOT NULL
+ORDER BY staged <=> %(query)b
+LIMIT %(most)s)"""
+REACHING = nearest(ANY_VECTOR) + f" AND 1 - coalesce(nullif({ANY_VECTOR} <=> %(query)b, 'NaN'), 1) >= %(least)s"
+FIRST = nearest(ANY_VECTOR) + "\nORDER BY seq LIMIT %(most)s"        # a query of no known word: every score is 0
+VECTORS = f"SELECT seq, {ANY_VECTOR} FROM memories WHERE seq = ANY(%s)"
 PARTS = ("cosine", "relevance", "importance", "recency", "score")
 TEXTS = "SELECT seq, text, memory_type FROM memories WHERE seq = ANY(%s)"
 
@@ -61,9 +77,9 @@ class Seen:
     vectors: dict[int, np.ndarray] = field(default_factory=dict)
 
     def add(self, rows) -> float:
-        """Note ``rows`` (seq, distance, importance, days); the last one's relevance (1 if none)."""
+        """Note ``rows`` (seq, distance, importance, days, staged); the last one's relevance (1 if none)."""
         last = 1.0
-        for seq, distance, importance, days in rows:
+        for seq, distance, importance, days, _ in rows:
             self.rows[seq] = (float(distance), float(importance), int(days))
             last = max(1.0 - float(distance), 0.0)
         return last
@@ -113,16 +129,20 @@ def time_aware_ranked(conn, query_vector, *, k: int, now, filters: dict, exact: 
 
 
 def walk(conn, statement, params: dict, seen: Seen, first: int) -> dict:
-    """Fetch the ``first`` memories the index hands over nearest first, then ``GROWTH`` times as many, and so on,
-    until none further on can change the answer (see the module's docstring) or the index hands over fewer than
-    asked (it has no more, or has scanned ``hnsw.max_scan_tuples``); the fetched memories' scores
-    (``Seen.rank``). One query each time, the index's scan started afresh: cheaper than a cursor's round trips."""
+    """Fetch the ``first`` memories the index hands over nearest first (and as many staged ones, nearest first),
+    then ``GROWTH`` times as many, and so on, until none further on can change the answer (see the module's
+    docstring) or each stream hands over fewer than asked (it has no more; the index also stops at
+    ``hnsw.max_scan_tuples``); the fetched memories' scores (``Seen.rank``). One query each time, the index's scan
+    started afresh: cheaper than a cursor's round trips."""
     most = first
     while True:
         rows = conn.execute(statement, {**params, "most": most}).fetchall()
-        last = seen.add(rows)
+        seen.add(rows)
         parts = seen.rank(conn)
-        if len(rows) < most or last < parts["bound"] * (1 - SLACK):
+        streams = [[row for row in rows if row[4] == staged] for staged in (False, True)]
+        # the most relevant a memory further on in a stream that has more can be: its last one's relevance
+        further = max((1.0 - stream[-1][1] for stream in streams if len(stream) == most), default=-1.0)
+        if further < parts["bound"] * (1 - SLACK):
             return parts
         most *= GROWTH
 
