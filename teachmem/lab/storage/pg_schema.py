@@ -44,7 +44,8 @@ CREATE TABLE memories (
     edits       text[] NOT NULL DEFAULT '{{}}',          -- what it said before each update, oldest first
     metadata    jsonb NOT NULL DEFAULT '{{}}',           -- provenance: turn, role, session, confidence
     PRIMARY KEY (user_id, seq)
-);
+) WITH (fillfactor = 90);   -- room in each page: a recall (accessed, recalls) rewrites its row in place, not
+                            -- as a new version the HNSW index must take (milliseconds a row)
 {hnsw};
 CREATE INDEX memories_staged ON memories (user_id) WHERE staged IS NOT NULL;
 CREATE INDEX memories_recent ON memories (user_id, created, importance) WHERE retired IS NULL;
@@ -66,9 +67,11 @@ DO $$ BEGIN
 END $$;
 """
 
-# A table made before memories could be staged gets the column and its index.
+# A table made before memories could be staged gets the column and its index (and statistics that say the column
+# is empty: without them the planner reads the whole table for the staged memories).
 STAGED = """ALTER TABLE memories ADD COLUMN staged vector({dim});
-CREATE INDEX memories_staged ON memories (user_id) WHERE staged IS NOT NULL"""
+CREATE INDEX memories_staged ON memories (user_id) WHERE staged IS NOT NULL;
+ANALYZE memories"""
 HAS_STAGED = "SELECT count(*) FROM pg_attribute WHERE attrelid = 'memories'::regclass AND attname = 'staged'"
 DIMENSION = """SELECT atttypmod FROM pg_attribute WHERE attrelid = 'memories'::regclass AND attname = 'embedding'"""
 

@@ -87,6 +87,8 @@ class PgMemoryStore:
     the recall against the exact answer: 0.96 of the exact top 10 at 100k real sentences, in about 20 ms).
     With ``exact=True`` one scan of the user's memories then checks that the index missed none that could
     count: the in-memory answer, whatever the index misses, at the price of reading every memory.
+    ``store_many`` writes its vectors outside the index (staged), read exactly by each retrieval until
+    ``fold()`` hands them to the index.
 
     ``scoring="product"`` ranks by relevance × importance × decay (``decay_rate`` ** days; the in-memory
     ``scoring="product"``, ``lexical_weight=0``, ``reply_weight=0``): the ``candidates`` nearest memories give

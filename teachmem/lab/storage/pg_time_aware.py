@@ -13,10 +13,10 @@ lowers no score, so a bound prunes well:
 
 1. ``walk``: the HNSW index hands the memories over nearest first (pgvector's iterative scan, relaxed order:
    the store's setting), ``candidates`` of them, each with its distance, importance and age (no vector, no
-   text); the pool's vectors are read and the score computed; more are fetched (4 times as many) until the
-   last relevance is
-   below both the pool's last relevance × weight (no memory further on can enter the pool) and the k-th best
-   score (none can enter the answer). Exact as far as the index hands memories over truly nearest first; an
+   text), and as many of the memories ``store_many`` staged outside the index, nearest first (an exact sort
+   of those few); the pool's vectors are read and the score computed; twice as many are fetched until the
+   last relevance of each stream is below both the pool's last relevance × weight (no memory further on can
+   enter the pool) and the k-th best score (none can enter the answer). Exact as far as the index hands memories over truly nearest first; an
    HNSW index misses some (``benchmarks/bench_pg.py`` prints the recall against the exact answer).
 2. ``exact=True`` then checks that answer: one scan of the user's memories (every distance computed, no index)
    brings in every memory whose relevance reaches the walk's bound, the score is computed again over them, and,
