@@ -13,6 +13,10 @@ pg_time_aware``), and ``PgMemoryStore.fold()`` moves them into ``embedding``, th
 """
 from __future__ import annotations
 
+import struct
+
+import numpy as np
+
 from teachmem.core.change import Change
 
 try:
@@ -28,7 +32,9 @@ BATCH_TABLE = """CREATE TEMP TABLE batch_memories (seq integer, text text, memor
     replaced_by integer, metadata jsonb) ON COMMIT DROP"""
 BATCH_COLUMNS = ("seq", "text", "memory_type", "embedding", "importance", "created", "fact_key", "retired",
                  "replaced_by", "metadata")
-BATCH_TYPES = ("integer", "text", "text", "vector", "float8", "timestamp", "text", "text", "integer", "jsonb")
+# The vector goes as the bytes of pgvector's binary form (``packed``): binary COPY carries no type, the server reads
+# the field as the temporary table's column, and no Vector object is made per row.
+BATCH_TYPES = ("integer", "text", "text", "bytea", "float8", "timestamp", "text", "text", "integer", "jsonb")
 MOVE = """INSERT INTO memories (user_id, seq, text, memory_type, staged, importance, created, accessed,
     fact_key, retired, replaced_by, metadata)
 SELECT current_setting('app.user_id'), seq, text, memory_type, embedding, importance, created, created,
@@ -80,9 +86,17 @@ def insert_batch(conn, rows: list[dict], dim: int, staged: bool = True) -> None:
     conn.execute(BATCH_TABLE.format(dim=int(dim)))
     with conn.cursor() as cursor, cursor.copy("COPY batch_memories FROM STDIN (FORMAT BINARY)") as copy:
         copy.set_types(BATCH_TYPES)
-        for row in rows:
-            copy.write_row([Jsonb(row[c]) if c == "metadata" else row[c] for c in BATCH_COLUMNS])
+        for row, vector in zip(rows, packed([row["embedding"] for row in rows], dim), strict=True):
+            copy.write_row([Jsonb(row[c]) if c == "metadata" else vector if c == "embedding" else row[c]
+                            for c in BATCH_COLUMNS])
     conn.execute(MOVE if staged else MOVE_INDEXED)
+
+
+def packed(vectors, dim: int) -> list[bytes]:
+    """Each vector in pgvector's binary form: its dimension and a 0 (two big-endian int16), then its numbers as
+    big-endian float32."""
+    header = struct.pack(">HH", dim, 0)
+    return [header + row.tobytes() for row in np.asarray(vectors, dtype=">f4").reshape(-1, dim)]
 
 
 def retire_held(conn, replaced: dict[int, int]) -> None:
