@@ -87,14 +87,9 @@ class PgMemoryStore:
     the recall against the exact answer: 0.96 of the exact top 10 at 100k real sentences, in about 20 ms).
     With ``exact=True`` one scan of the user's memories then checks that the index missed none that could
     count: the in-memory answer, whatever the index misses, at the price of reading every memory.
-    ``store_many`` writes its vectors outside the index (staged), read exactly by each retrieval until
-    ``fold()`` hands them to the index.
 
-    ``scoring="product"`` ranks by relevance × importance × decay (``decay_rate`` ** days; the in-memory
-    ``scoring="product"``, ``lexical_weight=0``, ``reply_weight=0``): the ``candidates`` nearest memories give
-    a bound; with ``exact=True`` every memory that could still beat it is scored exactly, which at scale reads
-    most of them (a weak bound: decay lets little through), and with ``exact=False`` the walk is at most
-    ``candidates`` long (``teachmem.lab.storage.pg_rank``)."""
+    ``scoring="product"`` ranks by relevance × importance × decay, as the in-memory ``scoring="product"`` with
+    ``lexical_weight=0``, ``reply_weight=0`` (``teachmem.lab.storage.pg_rank``, where exactness costs more)."""
 
     kind = "pg_semantic"
 
@@ -226,9 +221,8 @@ class PgMemoryStore:
         return changes
 
     def fold(self) -> int:
-        """Move this user's staged vectors (``store_many``'s) into the indexed column, the HNSW index taking each:
-        the cost the batch deferred, paid here. Until then every retrieval reads the staged memories exactly,
-        which grows with their number. How many were moved."""
+        """Move this user's staged vectors (``store_many``'s) into the indexed column, the HNSW index taking each
+        (the cost the batch deferred; until then each retrieval reads them exactly). How many were moved."""
         with self.conn.transaction():
             self._lock()
             return self.conn.execute(FOLD).rowcount
@@ -358,14 +352,13 @@ class PgMemoryStore:
             require_storable(f"filter key {key!r}", key)
             require_storable(f"filter {key!r}", value)
         k = min(top_k, MOST_ROWS)          # a larger top_k, as in memory, means every memory
-        vector = self.embedder.embed([query])[0]
+        vector, first = self.embedder.embed([query])[0], min(max(self.candidates, k), MOST_ROWS)
         if self.scoring == "time_aware":
-            search_list(self.conn, self.candidates)
+            search_list(self.conn, first)
             hits = time_aware_ranked(self.conn, vector, k=k, now=self.now(now), filters=filters, exact=self.exact,
-                                     first=min(self.candidates, MOST_ROWS))
+                                     first=first)
             return [{"id": f"s{h['seq']}", **h} for h in hits]
-        hits = ranked(self.conn, vector, k=k, now=self.now(now),
-                      decay_rate=self.decay_rate, candidates=min(max(self.candidates, k), MOST_ROWS),
+        hits = ranked(self.conn, vector, k=k, now=self.now(now), decay_rate=self.decay_rate, candidates=first,
                       filters=filters, exact=self.exact)
         return [{"id": f"s{h['seq']}", **h} for h in hits]
 
