@@ -117,7 +117,7 @@ def outcome(store, step, labels):
 
 def test_the_same_script_gives_the_same_results_on_both_stores(pg_dsn, user):
     numpy_store = SemanticMemoryStore(lexical_weight=0.0, reply_weight=0.0, context_top_k=2, scoring="product")
-    with PgMemoryStore(pg_dsn, user_id=user, context_top_k=2) as pg_store:
+    with PgMemoryStore(pg_dsn, user_id=user, context_top_k=2, scoring="product") as pg_store:
         # Same contract, a kind of its own: kinds are unique (the saved-strategy registry is keyed by them).
         assert isinstance(pg_store, Memory) and (pg_store.kind, numpy_store.kind) == ("pg_semantic", "semantic")
         for number, step in enumerate(SCRIPT):
@@ -186,7 +186,7 @@ def both(pg_dsn):
     """The same memories in numpy and in PostgreSQL, under the same ranking settings."""
     clock = ManualClock(EPOCH + timedelta(days=100))
     numpy_store = SemanticMemoryStore(lexical_weight=0.0, reply_weight=0.0, clock=clock, scoring="product")
-    pg_store = PgMemoryStore(pg_dsn, user_id=f"same-answers-{RUN}", clock=clock)
+    pg_store = PgMemoryStore(pg_dsn, user_id=f"same-answers-{RUN}", clock=clock, scoring="product")
     for store in (numpy_store, pg_store):
         for text, importance, day in conversation():
             store.store(text, "message", importance, EPOCH + timedelta(days=day), user_id=f"same-answers-{RUN}")
@@ -255,7 +255,7 @@ def test_a_memory_decades_old_or_of_tiny_importance_scores_0_and_every_retrieval
     an importance of 1e-320 (the product underflowed). In memory each scores below 1e-100; on PostgreSQL 0."""
     now = EPOCH + timedelta(days=100)
     numpy_store = SemanticMemoryStore(lexical_weight=0.0, reply_weight=0.0, scoring="product")
-    with PgMemoryStore(pg_dsn, user_id=user, clock=ManualClock(now)) as pg_store:
+    with PgMemoryStore(pg_dsn, user_id=user, clock=ManualClock(now), scoring="product") as pg_store:
         for store in (numpy_store, pg_store):
             store.store("we drink green tea", timestamp=now - timedelta(days=1))
             store.store("tea in 1970", timestamp=datetime(1970, 1, 1))

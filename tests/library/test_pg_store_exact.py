@@ -1,4 +1,5 @@
-"""PgMemoryStore's answers are the in-memory store's even where the HNSW index misses true nearest neighbours."""
+"""PgMemoryStore with scoring="product": its answers are the in-memory store's even where the HNSW index misses true
+nearest neighbours (the default, time-aware ranking: test_pg_time_aware.py)."""
 from datetime import datetime, timedelta
 
 import pytest
@@ -21,7 +22,8 @@ def random_vectors(pg_dsn):
     embedder = RandomEmbedder(256)
     numpy_store = SemanticMemoryStore(lexical_weight=0.0, reply_weight=0.0, clock=clock, scoring="product",
                                       embedder=embedder)
-    pg_store = PgMemoryStore(pg_dsn, user_id=f"random-vectors-{RUN}", clock=clock, embedder=embedder, candidates=5)
+    pg_store = PgMemoryStore(pg_dsn, user_id=f"random-vectors-{RUN}", clock=clock, embedder=embedder, candidates=5,
+                             scoring="product", exact=True)
     for store in (numpy_store, pg_store):
         for i in range(ROWS):
             store.store(f"memory {i}", "message", 1.0, EPOCH)
@@ -135,4 +137,4 @@ def test_exact_must_be_a_bool(pg_dsn):
     with pytest.raises(TypeError, match="exact must be True or False, got 1"):
         PgMemoryStore(pg_dsn, user_id="someone", exact=1)
     with PgMemoryStore(pg_dsn, user_id="someone") as store:
-        assert store.exact is True
+        assert store.exact is False          # the default: the walk; exact=True checks it (test_pg_time_aware.py)

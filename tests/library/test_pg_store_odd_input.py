@@ -153,7 +153,7 @@ def assert_isolated(pg_store, memory, name: str, others: list[str]) -> None:
 def test_interleaved_writes_of_several_users_stay_isolated(pg_dsn, users, data):
     names = NAMES[:users]
     ids = [f"isolated-{RUN}-{next(EXAMPLES)}-{name}" for name in names]
-    memories = [SemanticMemoryStore(lexical_weight=0.0, reply_weight=0.0, scoring="product") for _ in names]
+    memories = [SemanticMemoryStore(lexical_weight=0.0, reply_weight=0.0, neighbour_words=False) for _ in names]
     stores = [PgMemoryStore(pg_dsn, user_id=user_id) for user_id in ids]
     try:
         for who, write in data.draw(st.lists(st.tuples(st.integers(0, users - 1), WRITE), min_size=1, max_size=16),

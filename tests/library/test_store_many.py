@@ -11,7 +11,9 @@ from teachmem.core.subword import SubwordEmbedder
 from teachmem.lab.storage.pg_batch import BATCH_TABLE, MOVE
 
 ROWS = ("SELECT seq, text, memory_type, importance, created, accessed, recalls, fact_key, retired, "
-        "replaced_by, edits, metadata - 'user_id', embedding::text FROM memories ORDER BY seq")
+        "replaced_by, edits, metadata - 'user_id', coalesce(embedding, staged)::text FROM memories ORDER BY seq")
+# Which memories hold their vector in the indexed column, which in the staged one (store_many's, until fold()).
+WHERE_HELD = "SELECT seq FROM memories WHERE {} IS NOT NULL ORDER BY seq"
 
 
 def batch(user_id=None) -> list[dict]:
@@ -119,6 +121,34 @@ def test_pg_store_many_matches_one_store_at_a_time(pg_pair):
     assert many.store_many([]) == [] and rows(many) == rows(one)
 
 
+def held(store, column: str) -> list[int]:
+    return [seq for seq, in store.conn.execute(WHERE_HELD.format(column)).fetchall()]
+
+
+def test_pg_store_many_stages_its_vectors_and_fold_indexes_them(pg_pair):
+    """The batch's vectors wait outside the HNSW index, read exactly by every retrieval; fold() moves them in,
+    and then the stored state is one-at-a-time store()'s to the column."""
+    one, many = pg_pair
+    one_at_a_time(one, batch())
+    many.store_many(batch())
+    assert held(many, "staged") == list(range(1, 17)) and held(many, "embedding") == [0]
+    before = {q: many.explain(q, 5) for q in ("garden note", "favorite color", "lives in")}
+    assert before == {q: one.explain(q, 5) for q in before}
+    assert many.fold() == 16 and many.fold() == 0
+    assert held(many, "staged") == [] and held(many, "embedding") == list(range(17))
+    rows_of = "SELECT seq, embedding::text FROM memories ORDER BY seq"
+    assert many.conn.execute(rows_of).fetchall() == one.conn.execute(rows_of).fetchall()
+    assert rows(many) == rows(one)
+    assert {q: many.explain(q, 5) for q in before} == before
+
+
+def test_pg_store_many_under_the_product_ranking_writes_into_the_index(pg_dsn, user):
+    """scoring="product" reads the indexed column only: its batch goes straight into it."""
+    with PgMemoryStore(pg_dsn, user_id=user, scoring="product") as store:
+        store.store_many(batch())
+        assert held(store, "staged") == [] and len(held(store, "embedding")) == 16
+
+
 def test_pg_store_many_agrees_with_the_in_memory_batch(pg_pair):
     _, many = pg_pair
     memory = in_memory()
@@ -182,8 +212,13 @@ def test_pg_a_batch_that_fails_in_the_database_writes_nothing(pg_dsn, user):
 def test_pg_store_many_keeps_to_its_user(pg_pair):
     one, many = pg_pair
     many.store_many(batch())
-    assert len(one) == 1 and one.history("favorite color") == []
-    assert all("garden" not in hit["text"] for hit in one.explain("garden note", 5))
+    one.store_many([{"text": "a garden note of one's own"}])
+    assert len(one) == 2 and one.history("favorite color") == []
+    assert [hit["text"] for hit in one.explain("garden note", 5)] == ["a garden note of one's own", "lives in porto"]
+    assert one.fold() == 1 and held(many, "staged") == list(range(1, 17))     # its own staged rows, no others
+    with psycopg.connect(one.conn.info.dsn) as owner:           # no policy binds the owner: every user's rows
+        staged = "SELECT count(*) FROM memories WHERE staged IS NOT NULL AND user_id = %s"
+        assert [owner.execute(staged, [s.user_id]).fetchone()[0] for s in (one, many)] == [0, 16]
     assert one.get("s0")["retired"] is None                 # its own porto fact, not replaced by many's
     owners = {row[0] for row in one.conn.execute("SELECT DISTINCT user_id FROM memories")}
     assert owners == {one.user_id}
@@ -211,3 +246,14 @@ def test_pg_the_batch_path_is_held_by_the_policy(pg_pair):
                           "importance, created, fact_key, retired, replaced_by, metadata FROM memories")
         many.conn.execute(MOVE)
     assert len(many) == 2 and len(one) == 1
+
+
+def test_pg_a_staged_memory_deleted_or_updated_keeps_no_staged_vector(pg_pair):
+    """delete() empties a staged memory's vector too (forgetting leaves no copy in the staged column);
+    update() re-embeds into the indexed column."""
+    _, many = pg_pair
+    many.store_many(batch())
+    many.delete("s1")
+    many.update("s2", "user: the shed key hangs by the blue door")
+    assert held(many, "staged") == list(range(3, 17)) and held(many, "embedding") == [0, 2]
+    assert many.explain("where is the shed key?", 1)[0]["id"] == "s2"

@@ -3,10 +3,19 @@ written in two statements under row-level security.
 
 ``COPY … FROM`` cannot write a table whose row-level security is forced, as ``memories``'s is: the rows are
 copied (binary) into a temporary table of the session's own, then moved by one ``INSERT … SELECT``, which the
-policy's WITH CHECK clause holds to the connection's user like any other insert. The HNSW index takes each row
-as it comes, as it does for ``store``: what the batch saves is the round trips, transactions and locks.
+policy's WITH CHECK clause holds to the connection's user like any other insert.
+
+Under the time-aware ranking the vectors go into the ``staged`` column, outside the HNSW index (which skips a
+NULL ``embedding``): inserting into the graph costs milliseconds a row, most of a batch's time with the index
+live. A retrieval reads the staged memories exactly, beside the index's walk (``teachmem.lab.storage.
+pg_time_aware``), and ``PgMemoryStore.fold()`` moves them into ``embedding``, the index taking them then. Under
+``scoring="product"``, whose SQL reads ``embedding`` only, they go straight into it (``MOVE_INDEXED``).
 """
 from __future__ import annotations
+
+import struct
+
+import numpy as np
 
 from teachmem.core.change import Change
 
@@ -23,12 +32,15 @@ BATCH_TABLE = """CREATE TEMP TABLE batch_memories (seq integer, text text, memor
     replaced_by integer, metadata jsonb) ON COMMIT DROP"""
 BATCH_COLUMNS = ("seq", "text", "memory_type", "embedding", "importance", "created", "fact_key", "retired",
                  "replaced_by", "metadata")
-BATCH_TYPES = ("integer", "text", "text", "vector", "float8", "timestamp", "text", "text", "integer", "jsonb")
-MOVE = """INSERT INTO memories (user_id, seq, text, memory_type, embedding, importance, created, accessed,
+# The vector goes as the bytes of pgvector's binary form (``packed``): binary COPY carries no type, the server reads
+# the field as the temporary table's column, and no Vector object is made per row.
+BATCH_TYPES = ("integer", "text", "text", "bytea", "float8", "timestamp", "text", "text", "integer", "jsonb")
+MOVE = """INSERT INTO memories (user_id, seq, text, memory_type, staged, importance, created, accessed,
     fact_key, retired, replaced_by, metadata)
 SELECT current_setting('app.user_id'), seq, text, memory_type, embedding, importance, created, created,
     fact_key, retired, replaced_by, metadata
 FROM batch_memories ORDER BY seq"""       # in seq order: each row's ``filed`` follows it, as one at a time
+MOVE_INDEXED = MOVE.replace(" staged,", " embedding,", 1)
 RETIRE_HELD = """UPDATE memories SET retired = 'replaced by s' || r.new, replaced_by = r.new
 FROM unnest(%s::integer[], %s::integer[]) AS r(old, new) WHERE seq = r.old"""
 
@@ -66,17 +78,25 @@ def file_batch(rows: list[dict], vectors, first: int,
     return changes, list(kept.values()), replaced
 
 
-def insert_batch(conn, rows: list[dict], dim: int) -> None:
+def insert_batch(conn, rows: list[dict], dim: int, staged: bool = True) -> None:
     """``rows`` into ``memories``: binary COPY into a temporary table, then one INSERT … SELECT (under the
-    policy)."""
+    policy), each vector ``staged`` (outside the index) or not."""
     if not rows:
         return
     conn.execute(BATCH_TABLE.format(dim=int(dim)))
     with conn.cursor() as cursor, cursor.copy("COPY batch_memories FROM STDIN (FORMAT BINARY)") as copy:
         copy.set_types(BATCH_TYPES)
-        for row in rows:
-            copy.write_row([Jsonb(row[c]) if c == "metadata" else row[c] for c in BATCH_COLUMNS])
-    conn.execute(MOVE)
+        for row, vector in zip(rows, packed([row["embedding"] for row in rows], dim), strict=True):
+            copy.write_row([Jsonb(row[c]) if c == "metadata" else vector if c == "embedding" else row[c]
+                            for c in BATCH_COLUMNS])
+    conn.execute(MOVE if staged else MOVE_INDEXED)
+
+
+def packed(vectors, dim: int) -> list[bytes]:
+    """Each vector in pgvector's binary form: its dimension and a 0 (two big-endian int16), then its numbers as
+    big-endian float32."""
+    header = struct.pack(">HH", dim, 0)
+    return [header + row.tobytes() for row in np.asarray(vectors, dtype=">f4").reshape(-1, dim)]
 
 
 def retire_held(conn, replaced: dict[int, int]) -> None:

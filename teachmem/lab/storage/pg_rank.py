@@ -117,8 +117,7 @@ def ranked(conn, query_vector, *, k: int, now: datetime, decay_rate: float, cand
     With ``exact`` False, the best ``k`` of the index's candidates alone (``RANKED``; no check)."""
     where, params = filter_clause(filters)
     params.update(query=query_vector, k=k, now=now, decay_rate=decay_rate, tiny=TINY)
-    # the index's search list as long as the candidates asked for (pgvector's limit: 1000)
-    conn.execute("SELECT set_config('hnsw.ef_search', %s, false)", [str(min(max(candidates, 40), 1000))])
+    search_list(conn, candidates)
     if not exact and any(query_vector):
         params.update(seqs=walked(conn, where, {**params, "most": candidates}))
         return [dict(zip(COLUMNS, row, strict=True)) for row in
@@ -128,6 +127,12 @@ def ranked(conn, query_vector, *, k: int, now: datetime, decay_rate: float, cand
     params.update(least=least, since=oldest_reaching(least, now, decay_rate))
     rows = conn.execute(sql.SQL(BOUNDED).format(filters=where), params).fetchall()
     return [dict(zip(COLUMNS, row, strict=True)) for row in rows]
+
+
+def search_list(conn, candidates: int) -> None:
+    """The index's search list (``hnsw.ef_search``) as long as the candidates asked for, from pgvector's default
+    40 to its limit 1000."""
+    conn.execute("SELECT set_config('hnsw.ef_search', %s, false)", [str(min(max(candidates, 40), 1000))])
 
 
 def walked(conn, where, params: dict) -> list[int]:
