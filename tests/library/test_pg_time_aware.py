@@ -124,3 +124,31 @@ def test_scoring_must_be_one_the_sql_path_ranks_by(pg_dsn):
         PgMemoryStore(pg_dsn, user_id="someone", scoring="memorybank")
     with PgMemoryStore(pg_dsn, user_id="someone") as store:
         assert (store.scoring, store.exact, store.candidates) == ("time_aware", False, 400)
+
+
+class Raised:
+    """The subword embedder saying near-copies start at cosine 0.85 (the pair above is at 0.80)."""
+
+    def __init__(self):
+        from teachmem.core.subword import SubwordEmbedder
+        self.inner = SubwordEmbedder()
+        self.name, self.dim, self.near_copy = "raised", self.inner.dim, 0.85
+
+    def embed(self, texts):
+        return self.inner.embed(texts)
+
+    def config(self):
+        return self.inner.config()
+
+
+def test_the_sql_path_asks_the_embedder_when_two_memories_are_near_copies(pg_dsn):
+    """With the embedder's line above the pair's cosine, neither store lets time reorder them."""
+    pg_store = PgMemoryStore(pg_dsn, user_id=f"raised-{RUN}", clock=ManualClock(NOW), embedder=Raised())
+    numpy_store = in_memory(embedder=Raised())
+    for store in (numpy_store, pg_store):
+        for text, importance, day in MEMORIES[:2]:
+            store.store(text, "general", importance, EPOCH + timedelta(days=day))
+        first, second = store.explain(QUESTIONS[0], 2)
+        assert (first["text"], second["text"]) == (OLDER[0], NEWER[0])     # importance decides, as in the product
+        assert first["recency"] == second["recency"] == 1.0
+    pg_store.close()

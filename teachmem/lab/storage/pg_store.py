@@ -19,8 +19,8 @@ from teachmem.core.change import Change
 from teachmem.core.clock import ManualClock
 from teachmem.core.subword import embedder_from
 from teachmem.core.text import fenced, quote
-from teachmem.core.validate import (require_callable, require_choice, require_datetime, require_decay_rate,
-                                    require_fraction, require_positive_int, require_text)
+from teachmem.core.validate import (require_bool, require_callable, require_choice, require_datetime,
+                                    require_decay_rate, require_fraction, require_positive_int, require_text)
 from teachmem.core.vectors import require_items, require_labels
 from teachmem.lab.storage.memory_db import require_no_nul
 from teachmem.lab.storage.pg_batch import NEWEST_FILED, file_batch, insert_batch, retire_held
@@ -29,6 +29,7 @@ from teachmem.lab.storage.pg_schema import ensure_schema, enter_as_user
 from teachmem.lab.storage.pg_time_aware import time_aware_ranked
 from teachmem.lab.storage.postgres import INSTALL_HINT
 from teachmem.memory.semantic import SemanticMemoryStore, fact_key
+from teachmem.memory.semantic_scores import near_copy
 
 try:
     import psycopg
@@ -104,9 +105,7 @@ class PgMemoryStore:
         self.decay_rate = require_decay_rate("decay_rate", decay_rate)
         self.context_top_k = require_positive_int("context_top_k", context_top_k)
         self.candidates = require_positive_int("candidates", candidates)
-        if not isinstance(exact, bool):
-            raise TypeError(f"exact must be True or False, got {exact!r}")
-        self.exact = exact
+        self.exact = require_bool("exact", exact)
         self.scoring = require_choice("scoring", scoring, SCORINGS)
         self.embedder = embedder_from(embedder, embed_dim)
         self.clock = require_callable("clock", clock) or ManualClock()
@@ -356,7 +355,7 @@ class PgMemoryStore:
         if self.scoring == "time_aware":
             search_list(self.conn, first)
             hits = time_aware_ranked(self.conn, vector, k=k, now=self.now(now), filters=filters, exact=self.exact,
-                                     first=first)
+                                     first=first, same=near_copy(self.embedder))
             return [{"id": f"s{h['seq']}", **h} for h in hits]
         hits = ranked(self.conn, vector, k=k, now=self.now(now), decay_rate=self.decay_rate, candidates=first,
                       filters=filters, exact=self.exact)

@@ -73,6 +73,7 @@ class Seen:
     """The memories fetched so far (seq -> distance, importance, days) and the vectors of those that were in the
     pool; ``rank`` scores them as the in-memory store would if they were all it held."""
     k: int
+    same: float                        # the cosine from which two memories are near-copies: the embedder's
     rows: dict[int, tuple[float, float, int]] = field(default_factory=dict)
     vectors: dict[int, np.ndarray] = field(default_factory=dict)
 
@@ -100,7 +101,7 @@ class Seen:
         pool = np.sort(order)
         parts = time_aware_score(relevance=relevance[pool], importance=importance[pool],
                                  age_days=days[pool].astype(np.int64), mask=np.ones(len(pool), bool),
-                                 vectors=np.stack([self.vectors[int(s)] for s in seqs[pool]]))
+                                 vectors=np.stack([self.vectors[int(s)] for s in seqs[pool]]), same=self.same)
         recency = np.ones(len(seqs))
         recency[pool] = parts["recency"]
         score = matched.copy()
@@ -112,13 +113,15 @@ class Seen:
                 "recency": recency, "score": score, "bound": bound}
 
 
-def time_aware_ranked(conn, query_vector, *, k: int, now, filters: dict, exact: bool, first: int) -> list[dict]:
+def time_aware_ranked(conn, query_vector, *, k: int, now, filters: dict, exact: bool, first: int,
+                      same: float) -> list[dict]:
     """The best ``k`` live memories for ``query_vector`` under the time-aware score, every part of it, best
     first: the walk (``first`` memories, then more as the bound needs), then with ``exact`` the check (see
-    the module's docstring)."""
+    the module's docstring). ``same``: the cosine from which two memories are near-copies (the embedder's
+    ``near_copy``)."""
     where, params = filter_clause(filters)
     params.update(query=query_vector, now=now)
-    seen = Seen(k)
+    seen = Seen(k, same)
     if not any(query_vector):                     # every relevance is 0: the oldest memories, as in memory
         seen.add(conn.execute(sql.SQL(FIRST).format(filters=where), {**params, "most": max(k, POOL)}))
         return top(conn, seen.rank(conn), k)
