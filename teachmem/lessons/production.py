@@ -1,11 +1,13 @@
 """Notebook 10's checkers: what row-level security lets a connection see, and a nearest-neighbour query the HNSW
-index can serve.
+index can serve; and the stored benchmark run it prints.
 
 Taught in notebooks/10_from_laptop_to_production.ipynb.
 """
 from __future__ import annotations
 
+import json
 import re
+from pathlib import Path
 
 import numpy as np
 
@@ -23,6 +25,8 @@ try:
 except ImportError:
     psycopg = None    # type: ignore[assignment]
 
+#: ``benchmarks/bench_pg.py --scale 100000`` run once, its output kept: figures a class reads, not times.
+STORED_RUN = Path(__file__).resolve().parents[2] / "benchmarks" / "results" / "bench_pg_real_100000.json"
 ITEMS = 600          # rows of the checker's own table: enough for an index, small enough to build in a second
 DIM = 8
 QUERIES = 5
@@ -113,3 +117,26 @@ def check_index_query(query: object, dsn: str) -> CheckResult:
     """Exercise 10.2: ``query`` (SQL with ``%(query)s``) finds the 5 items nearest a question
     through the HNSW index of the checker's own table on ``dsn``, as exact cosine search does."""
     return answer_checker("nearest five through the index")(lambda q: _index_query_problem(q, dsn))(query)
+
+
+def stored_run(path: Path = STORED_RUN) -> str:
+    """The stored ``bench_pg.py`` run as a table: where and when, then a query's time (p50, p95) and its
+    recall of the exact top 10, from the floor of one matrix product to PostgreSQL checking exactly."""
+    run = json.loads(Path(path).read_text(encoding="utf-8"))
+    machine, top10 = run["machine"], run["postgres_top10"]
+    index = run["hnsw_knn_recall_at_5"]["400"]
+    exact = next(v for k, v in top10.items() if k.startswith("exact=True"))
+    walk = next(v for k, v in top10.items() if k.startswith("exact=False") and "400" in k)
+    rows = [("one matrix product (the floor)", run["floor_ms_p50_p95"], None),
+            ("numpy store, top 5", run["retrieve_top5_ms_p50_p95"]["numpy"], None),
+            ("HNSW index alone, 400 nearest", index["index_alone_ms_p50_p95"], None),
+            ("PgMemoryStore, exact=False", walk["p50_p95_ms"], walk["recall_at_10"]),
+            ("PgMemoryStore, exact=True", exact["p50_p95_ms"], exact["recall_at_10"])]
+    lines = [f"{run['date'][:10]}, {machine['cpu']}, {machine['cores']} cores, {run['memories']:,} memories",
+             f"{'':32}{'p50 ms':>8}{'p95 ms':>8}{'recall@10':>11}"]
+    for name, (p50, p95), recall in rows:
+        lines.append(f"{name:32}{p50:8.3g}{p95:8.3g}" + (f"{recall:11.3g}" if recall is not None else ""))
+    writes = run["insert_per_s"]
+    lines.append(f"writes a second: store() {writes['postgres store()']:,}, store_many() "
+                 f"{writes['postgres store_many(), index live']:,} (index live)")
+    return "\n".join(lines)

@@ -220,3 +220,19 @@ def test_plan_shape_puts_a_long_condition_on_two_lines_that_fit():
     assert shown == ["Limit", "                Filter: ((retired IS NULL) AND",
                      "                         (user_id = current_setting('app.user_id'::text, true)))"]
     assert lesson.plan_shape(["Limit", filtered], None).splitlines() == ["Limit", filtered]
+
+
+def test_the_stored_run_table_prints_the_file_it_reads(tmp_path):
+    """Section 4 prints the committed bench_pg.py run; every figure comes from the file, none is typed in."""
+    run = json.loads(lesson.STORED_RUN.read_text(encoding="utf-8"))
+    assert run["memories"] == 100_000 and run["settings"]["hnsw.iterative_scan"] == "relaxed_order"
+    run["floor_ms_p50_p95"] = [1.25, 2.5]
+    run["postgres_top10"]["exact=True, candidates 400"] = {"p50_p95_ms": [99.0, 123.4], "recall_at_10": 1.0}
+    run["insert_per_s"]["postgres store_many(), index live"] = 12345
+    changed = tmp_path / "run.json"
+    changed.write_text(json.dumps(run), encoding="utf-8")
+    table = lesson.stored_run(changed)
+    assert "one matrix product (the floor)      1.25     2.5" in table
+    assert "PgMemoryStore, exact=True             99     123          1" in table
+    assert "store_many() 12,345 (index live)" in table
+    assert lesson.stored_run() != table
