@@ -42,7 +42,8 @@ class Embedder(Protocol):
     dot product is a cosine similarity. ``config()`` returns JSON-ready data
     that :func:`embedder_from_config` turns back into an equal embedder. It may say, as
     ``near_copy``, the cosine from which two texts say the same thing (a store's time-aware score
-    lets time decide between those only); without it, 0.6.
+    lets time decide between those only); without it, 0.6. And as ``lexical_weight``, how much
+    BM25 a store blends with its cosine by default; without it, 0.5.
     """
 
     dim: int
@@ -112,6 +113,7 @@ class SentenceTransformerEmbedder:
 
     name = "sentence-transformers"
     near_copy = 0.9      # as MiniLM's (the default model): a trained model's cosines run high
+    lexical_weight = 0.4      # and MiniLM's BM25 share
 
     def __init__(self, model="all-MiniLM-L6-v2"):
         if isinstance(model, str):

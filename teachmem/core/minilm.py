@@ -272,6 +272,7 @@ class MiniLMEmbedder:
     # Two turns say the same thing from this cosine: unrelated turns of one conversation often pass
     # 0.6 here (the hashed subwords' line), so recency would reorder them (see semantic_scores).
     near_copy = 0.9
+    lexical_weight = 0.4    # the BM25 share a store blends in by default (0.5 for hashed subwords)
 
     def __init__(self, path: str | Path | None = None, *, max_length: int = 256,
                  batch_size: int = 32):

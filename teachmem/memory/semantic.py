@@ -32,8 +32,8 @@ from teachmem.core.words import content_words, stem
 from teachmem.llm import extract_facts
 from teachmem.memory.semantic_scores import (READS, SCORINGS, epoch_us, generative_agents_score,
                                              hybrid_relevance, memorybank_score, near_copy,
-                                             product_score, thread_relevance, time_aware_score,
-                                             time_signals)
+                                             own_blend, product_score, thread_relevance,
+                                             time_aware_score, time_signals)
 from teachmem.memory.semantic_upkeep import MEMORY_ID, SemanticUpkeep
 
 __all__ = ["SCORINGS", "SemanticMemoryStore", "decay_factor", "epoch_us", "fact_key",
@@ -82,16 +82,17 @@ class SemanticMemoryStore(SemanticUpkeep):
     kind = "semantic"
 
     def __init__(self, decay_rate: float = 0.95, embed_dim: int = 256, *, embedder=None,
-                 clock=None, lexical_weight: float = 0.5, reply_weight: float = 0.5,
+                 clock=None, lexical_weight: float | None = None, reply_weight: float = 0.5,
                  scoring: str = "time_aware", context_top_k: int = 3,
                  neighbour_words: bool = True):
         self.neighbour_words = require_bool("neighbour_words", neighbour_words)
         self.decay_rate = require_decay_rate("decay_rate", decay_rate)
         self.scoring = require_choice("scoring", scoring, SCORINGS)
-        self.lexical_weight = require_fraction("lexical_weight", lexical_weight)
+        self.embedder = embedder_from(embedder, embed_dim)
+        blend = own_blend(self.embedder, lexical_weight)      # None: the embedder's own share
+        self.lexical_weight = require_fraction("lexical_weight", blend)
         self.reply_weight = require_fraction("reply_weight", reply_weight)
         self.context_top_k = require_positive_int("context_top_k", context_top_k)
-        self.embedder = embedder_from(embedder, embed_dim)
         self.clock = require_callable("clock", clock) or ManualClock()
         self.lexical = BM25Index()                  # row -> its words, for BM25
         self.table = MemoryTable(self.embedder.dim, COLUMNS)   # row -> vector and COLUMNS

@@ -56,6 +56,12 @@ def product_score(relevance, importance, age_days, decay_rate, **_) -> dict:
             "relevance": relevance, "importance": importance, "decay": decay}
 
 
+def own_blend(embedder, given: float | None = None) -> float:
+    """How much BM25 a store blends with ``embedder``'s cosine: ``given``, else the embedder's own
+    ``lexical_weight`` (MiniLM finds paraphrases alone, so it takes less BM25), else 0.5."""
+    return getattr(embedder, "lexical_weight", 0.5) if given is None else given
+
+
 def near_copy(embedder) -> float:
     """The cosine from which two of ``embedder``'s vectors say the same thing, the time-aware
     score's ``same``: its ``near_copy`` (MiniLM's cosines between unrelated turns run higher than

