@@ -48,7 +48,6 @@ def _require_steps(steps: object) -> list[str]:
     return [require_text(f"steps[{i}]", step) for i, step in enumerate(steps)]
 
 
-
 class EpisodicMemory:
     """Past episodes stored whole; ``recall(task)`` finds the most similar one that succeeded.
 
