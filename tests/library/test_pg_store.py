@@ -196,6 +196,16 @@ def both(pg_dsn):
     pg_store.close()
 
 
+def test_the_plan_shown_is_the_one_the_store_runs(pg_dsn, user):
+    """plan() showed the product ranking's SQL whatever the scoring: the default store runs the walk."""
+    for scoring, shape in [("time_aware", ["Append", "staged <=> $query"]), ("product", ["CTE candidates"])]:
+        with PgMemoryStore(pg_dsn, user_id=f"{user}-{scoring}", scoring=scoring) as store:
+            store.store("a trip to the mountains")
+            plan = "\n".join(store.plan("mountains"))
+            assert all(part in plan for part in shape), plan
+            assert ("Append" in plan) == (scoring == "time_aware") and "embedding <=> $query" in plan
+
+
 @pytest.mark.parametrize("force_index", [False, True], ids=["planner's choice", "HNSW index"])
 def test_same_answers_as_the_in_memory_store_on_the_same_data(both, force_index):
     numpy_store, pg_store = both

@@ -177,9 +177,10 @@ def record_recall(conn, seqs: list[int], now: datetime) -> None:
         conn.execute("UPDATE memories SET accessed = %s, recalls = recalls + 1 WHERE seq = ANY(%s)", [now, seqs])
 
 
-def explain_plan(conn, query_vector, *, k: int = 3, candidates: int = 100) -> list[str]:
-    """The plan's node names (``Index Scan using memories_embedding``, ``Seq Scan``…), without costs."""
-    statement = sql.SQL("EXPLAIN (COSTS OFF) " + RANKED).format(filters=sql.SQL(""))
-    lines = conn.execute(statement, {"query": query_vector, "candidates": candidates, "k": k,
-                                     "now": datetime(2000, 1, 1), "decay_rate": 1.0, "tiny": TINY}).fetchall()
+def explain_plan(conn, query_vector, *, candidates: int = 100, statement: str = RANKED) -> list[str]:
+    """The plan's node names (``Index Scan using memories_embedding``, ``Seq Scan``…) of ``statement`` (the
+    product ranking's, or the time-aware walk's first), without costs, for no filter, ``candidates`` long."""
+    explain = sql.SQL("EXPLAIN (COSTS OFF) " + statement).format(filters=sql.SQL(""))
+    lines = conn.execute(explain, {"query": query_vector, "candidates": candidates, "most": candidates, "k": 3,
+                                   "now": datetime(2000, 1, 1), "decay_rate": 1.0, "tiny": TINY}).fetchall()
     return [VECTOR_LITERAL.sub("$query", line[0]) for line in lines]

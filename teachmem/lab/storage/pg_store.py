@@ -24,9 +24,9 @@ from teachmem.core.validate import (require_bool, require_callable, require_choi
 from teachmem.core.vectors import require_items, require_labels
 from teachmem.lab.storage.memory_db import require_no_nul
 from teachmem.lab.storage.pg_batch import NEWEST_FILED, file_batch, insert_batch, retire_held
-from teachmem.lab.storage.pg_rank import explain_plan, ranked, record_recall, search_list
+from teachmem.lab.storage.pg_rank import RANKED, explain_plan, ranked, record_recall, search_list
 from teachmem.lab.storage.pg_schema import ensure_schema, enter_as_user
-from teachmem.lab.storage.pg_time_aware import time_aware_ranked
+from teachmem.lab.storage.pg_time_aware import WALK, time_aware_ranked
 from teachmem.lab.storage.postgres import INSTALL_HINT
 from teachmem.memory.semantic import SemanticMemoryStore, fact_key
 from teachmem.memory.semantic_scores import near_copy
@@ -383,9 +383,9 @@ class PgMemoryStore:
             if hits else []
 
     def plan(self, query: str = "what does the user like?") -> list[str]:
-        """The plan PostgreSQL chooses for a retrieval (``EXPLAIN``, no costs): index scan or sequential scan."""
+        """The plan (``EXPLAIN``, no costs) of a retrieval's first statement, under the store's scoring."""
         return explain_plan(self.conn, self.embedder.embed([require_text("query", query)])[0],
-                            candidates=self.candidates)
+                            candidates=self.candidates, statement=WALK if self.scoring == "time_aware" else RANKED)
 
 
 def _require_pattern(pattern: object) -> None:
