@@ -25,8 +25,11 @@ try:
 except ImportError:
     psycopg = None    # type: ignore[assignment]
 
-#: ``benchmarks/bench_pg.py --scale 100000`` run once, its output kept: figures a class reads, not times.
-STORED_RUN = Path(__file__).resolve().parents[2] / "benchmarks" / "results" / "bench_pg_real_100000.json"
+#: ``benchmarks/bench_pg.py --scale 100000`` and ``--scale 1000000 --synthetic``, each run once, its output kept:
+#: figures a class reads, not times.
+RESULTS = Path(__file__).resolve().parents[2] / "benchmarks" / "results"
+STORED_RUN = RESULTS / "bench_pg_real_100000.json"
+STORED_LARGE = RESULTS / "bench_pg_synthetic_1000000.json"
 ITEMS = 600          # rows of the checker's own table: enough for an index, small enough to build in a second
 DIM = 8
 QUERIES = 5
@@ -119,24 +122,41 @@ def check_index_query(query: object, dsn: str) -> CheckResult:
     return answer_checker("nearest five through the index")(lambda q: _index_query_problem(q, dsn))(query)
 
 
-def stored_run(path: Path = STORED_RUN) -> str:
-    """The stored ``bench_pg.py`` run as a table: where and when, then a query's time (p50, p95) and its
-    recall of the exact top 10, from the floor of one matrix product to PostgreSQL checking exactly."""
-    run = json.loads(Path(path).read_text(encoding="utf-8"))
-    machine, top10 = run["machine"], run["postgres_top10"]
-    index = run["hnsw_knn_recall_at_5"]["400"]
+def _stored_rows(run: dict) -> list[tuple[str, list, float | None]]:
+    """A stored ``bench_pg.py`` run's rows: name, (p50, p95) milliseconds, recall of the exact top 10."""
+    top10 = run["postgres_top10"]
     exact = next(v for k, v in top10.items() if k.startswith("exact=True"))
     walk = next(v for k, v in top10.items() if k.startswith("exact=False") and "400" in k)
-    rows = [("one matrix product (the floor)", run["floor_ms_p50_p95"], None),
+    return [("one matrix product (the floor)", run["floor_ms_p50_p95"], None),
             ("numpy store, top 5", run["retrieve_top5_ms_p50_p95"]["numpy"], None),
-            ("HNSW index alone, 400 nearest", index["index_alone_ms_p50_p95"], None),
+            ("HNSW index alone, 400 nearest", run["hnsw_knn_recall_at_5"]["400"]["index_alone_ms_p50_p95"], None),
             ("PgMemoryStore, exact=False", walk["p50_p95_ms"], walk["recall_at_10"]),
+            ("  retrieve(): + recall written", run["postgres_retrieve_top10_recording_recall_ms_p50_p95"], None),
             ("PgMemoryStore, exact=True", exact["p50_p95_ms"], exact["recall_at_10"])]
-    lines = [f"{run['date'][:10]}, {machine['cpu']}, {machine['cores']} cores, {run['memories']:,} memories",
-             f"{'':32}{'p50 ms':>8}{'p95 ms':>8}{'recall@10':>11}"]
-    for name, (p50, p95), recall in rows:
-        lines.append(f"{name:32}{p50:8.3g}{p95:8.3g}" + (f"{recall:11.3g}" if recall is not None else ""))
-    writes = run["insert_per_s"]
-    lines.append(f"writes a second: store() {writes['postgres store()']:,}, store_many() "
-                 f"{writes['postgres store_many(), index live']:,} (index live)")
+
+
+def _ms(value: float) -> str:
+    """Milliseconds to three significant digits, thousands with a comma (1,360, not 1.36e+03)."""
+    return f"{value:.3g}" if value < 1000 else f"{float(f'{value:.3g}'):,.0f}"
+
+
+def stored_run(path: Path = STORED_RUN, large: Path = STORED_LARGE) -> str:
+    """The stored ``bench_pg.py`` runs side by side, 100k real sentences and 1M synthetic vectors: where and
+    when, then a query's time (p50, p95) and its recall of the exact top 10, from the floor of one matrix
+    product to PostgreSQL checking exactly; then writes a second."""
+    runs = [json.loads(Path(p).read_text(encoding="utf-8")) for p in (path, large)]
+    machine = runs[0]["machine"]
+    dates = ", ".join(sorted({run["date"][:10] for run in runs}))
+    lines = [f"{dates}, {machine['cpu']}, {machine['cores']} cores",
+             (f"{'':32}" + "".join(f"{run['memories']:>14,} {run['vectors'].split()[0]:<12}" for run in runs)).rstrip(),
+             f"{'':32}" + f"{'p50 ms':>8}{'p95 ms':>8}{'recall@10':>11}" * 2]
+    for rows in zip(*map(_stored_rows, runs), strict=True):
+        cells = [f"{_ms(p50):>8}{_ms(p95):>8}" + (f"{recall:11.3g}" if recall is not None else " " * 11)
+                 for _, (p50, p95), recall in rows]
+        lines.append(f"{rows[0][0]:32}" + "".join(cells).rstrip())
+    for run in runs:
+        writes = run["insert_per_s"]
+        embedded = "" if run["vectors"] == "synthetic" else ", embedding included"
+        lines.append(f"writes a second at {run['memories']:,}: store() {writes['postgres store()']:,}, "
+                     f"store_many() {writes['postgres store_many(), index live']:,} (index live{embedded})")
     return "\n".join(lines)

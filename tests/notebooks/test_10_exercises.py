@@ -222,17 +222,28 @@ def test_plan_shape_puts_a_long_condition_on_two_lines_that_fit():
     assert lesson.plan_shape(["Limit", filtered], None).splitlines() == ["Limit", filtered]
 
 
-def test_the_stored_run_table_prints_the_file_it_reads(tmp_path):
-    """Section 4 prints the committed bench_pg.py run; every figure comes from the file, none is typed in."""
+def test_the_stored_run_table_prints_the_files_it_reads(tmp_path):
+    """Section 4 prints the committed bench_pg.py runs; every figure comes from the files, none is typed in."""
     run = json.loads(lesson.STORED_RUN.read_text(encoding="utf-8"))
+    large = json.loads(lesson.STORED_LARGE.read_text(encoding="utf-8"))
     assert run["memories"] == 100_000 and run["settings"]["hnsw.iterative_scan"] == "relaxed_order"
+    assert large["memories"] == 1_000_000 and large["vectors"] == "synthetic"
     run["floor_ms_p50_p95"] = [1.25, 2.5]
     run["postgres_top10"]["exact=True, candidates 400"] = {"p50_p95_ms": [99.0, 123.4], "recall_at_10": 1.0}
     run["insert_per_s"]["postgres store_many(), index live"] = 12345
-    changed = tmp_path / "run.json"
+    run["postgres_retrieve_top10_recording_recall_ms_p50_p95"] = [31.5, 77.7]
+    large["postgres_top10"]["exact=True, candidates 400"] = {"p50_p95_ms": [918.5, 1355.5], "recall_at_10": 0.5}
+    large["date"] = "2031-01-02T00:00:00Z"
+    changed, changed_large = tmp_path / "run.json", tmp_path / "large.json"
     changed.write_text(json.dumps(run), encoding="utf-8")
-    table = lesson.stored_run(changed)
-    assert "one matrix product (the floor)      1.25     2.5" in table
-    assert "PgMemoryStore, exact=True             99     123          1" in table
-    assert "store_many() 12,345 (index live)" in table
-    assert lesson.stored_run() != table
+    changed_large.write_text(json.dumps(large), encoding="utf-8")
+    table = lesson.stored_run(changed, changed_large).splitlines()
+    assert table[0].startswith(f"{run['date'][:10]}, 2031-01-02, ")
+    assert table[3].startswith("one matrix product (the floor)      1.25     2.5")
+    assert table[7] == ("  retrieve(): + recall written      31.5    77.7" + " " * 11
+                        + "".join(f"{lesson._ms(x):>8}" for x in large["postgres_retrieve_top10_recording_recall_ms_p50_p95"]))
+    assert table[8].startswith("PgMemoryStore, exact=True             99     123          1     918   1,360        0.5")
+    assert table[9] == (f"writes a second at 100,000: store() {run['insert_per_s']['postgres store()']:,}, "
+                        "store_many() 12,345 (index live, embedding included)")
+    assert table[10].endswith("(index live)")
+    assert lesson.stored_run() != "\n".join(table)
