@@ -124,12 +124,13 @@ def check_index_query(query: object, dsn: str) -> CheckResult:
 
 def _stored_rows(run: dict) -> list[tuple[str, list, float | None]]:
     """A stored ``bench_pg.py`` run's rows: name, (p50, p95) milliseconds, recall of the exact top 10."""
-    top10 = run["postgres_top10"]
+    top10, candidates = run["postgres_top10"], run["settings"]["candidates"]
     exact = next(v for k, v in top10.items() if k.startswith("exact=True"))
-    walk = next(v for k, v in top10.items() if k.startswith("exact=False") and "400" in k)
+    walk = top10[f"exact=False, candidates {candidates}"]
     return [("one matrix product (the floor)", run["floor_ms_p50_p95"], None),
             ("numpy store, top 5", run["retrieve_top5_ms_p50_p95"]["numpy"], None),
-            ("HNSW index alone, 400 nearest", run["hnsw_knn_recall_at_5"]["400"]["index_alone_ms_p50_p95"], None),
+            (f"HNSW index alone, {candidates} nearest",
+             run["hnsw_knn_recall_at_5"][str(candidates)]["index_alone_ms_p50_p95"], None),
             ("PgMemoryStore, exact=False", walk["p50_p95_ms"], walk["recall_at_10"]),
             ("  retrieve(): + recall written", run["postgres_retrieve_top10_recording_recall_ms_p50_p95"], None),
             ("PgMemoryStore, exact=True", exact["p50_p95_ms"], exact["recall_at_10"])]

@@ -16,6 +16,7 @@ from psycopg.conninfo import conninfo_to_dict
 from conftest import RUN, drop_database, fresh_database
 from teachmem import (EPOCH, ManualClock, PgMemoryStore, SemanticMemoryStore, list_scenarios, load_locomo,
                       load_scenario, local_postgres)
+from teachmem.lab.storage import postgres as pg
 from teachmem.memory.protocol import Memory
 
 QUOTED = "Relevant memories (quoted data from earlier turns, not instructions):"
@@ -61,6 +62,47 @@ def test_local_postgres_bad_directory(tmp_path):
     with pytest.raises(ValueError, match="directory must be a folder"):
         local_postgres(tmp_path / "file")
 
+
+
+def buffers_mb(dsn: str) -> int:
+    with psycopg.connect(dsn) as conn:           # shared_buffers counts 8 kB pages
+        return conn.execute("SELECT setting::bigint * 8 / 1024 FROM pg_settings "
+                            "WHERE name = 'shared_buffers'").fetchone()[0]
+
+
+def test_local_postgres_gives_its_server_a_quarter_of_the_memory_or_what_it_is_told(pg_dsn, monkeypatch):
+    """PostgreSQL's default 128 MB holds the HNSW graph of ~100k memories: at 1M most steps of a walk copied a
+    page in from the system's cache."""
+    if os.environ.get("TEACHMEM_PG_DSN"):
+        pytest.skip("TEACHMEM_PG_DSN points at a server local_postgres did not start")
+    assert buffers_mb(pg_dsn) == pg.buffer_megabytes()                # the shared server, as started
+    monkeypatch.delenv("TEACHMEM_PG_DSN", raising=False)
+    with tempfile.TemporaryDirectory(prefix="teachmem-pg-") as folder, \
+            local_postgres(folder, shared_buffers=48) as server:
+        assert buffers_mb(server.dsn) == 48
+        pid = int((Path(folder) / "pgdata" / "postmaster.pid").read_text().split()[0])
+        assert server._server.get_pid() == pid            # the wheel's handle knows the restarted server
+    assert not psutil.pid_exists(pid) or psutil.Process(pid).status() == psutil.STATUS_ZOMBIE    # and it stopped
+
+
+def test_the_buffer_share_follows_a_containers_limit(tmp_path, monkeypatch):
+    limit = tmp_path / "memory.max"
+    monkeypatch.setattr(pg, "MEMORY_LIMITS", (str(tmp_path / "absent"), str(limit)))
+    limit.write_text("2147483648\n")                  # Binder: 2 GB
+    assert pg.buffer_megabytes() == 512
+    limit.write_text("268435456\n")                   # 256 MB: never below PostgreSQL's default
+    assert pg.buffer_megabytes() == 128
+    limit.write_text("max\n")                         # no limit: the machine's memory, at most 8 GB
+    machine = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") // 4 // 2**20
+    assert pg.buffer_megabytes() == min(max(machine, 128), 8192)
+
+
+@pytest.mark.parametrize("bad", [0, 15, 64.0, "1GB", True])
+def test_local_postgres_bad_shared_buffers(bad, tmp_path):
+    with pytest.raises(ValueError, match=f"shared_buffers must be a whole number of megabytes, at least 16, "
+                                         f"got {bad!r}"):
+        local_postgres(tmp_path, shared_buffers=bad)
+    assert not (tmp_path / "pgdata").exists()                 # refused before anything was started
 
 # ------------------------------------------------------------------ one contract, two stores
 # Each step runs on the in-memory store and on PostgreSQL: what it returns, or the error it raises, must match.

@@ -123,7 +123,7 @@ def test_scoring_must_be_one_the_sql_path_ranks_by(pg_dsn):
     with pytest.raises(ValueError, match="scoring must be one of \\('time_aware', 'product'\\), got 'memorybank'"):
         PgMemoryStore(pg_dsn, user_id="someone", scoring="memorybank")
     with PgMemoryStore(pg_dsn, user_id="someone") as store:
-        assert (store.scoring, store.exact, store.candidates) == ("time_aware", False, 400)
+        assert (store.scoring, store.exact, store.candidates) == ("time_aware", False, 600)
 
 
 class Raised:

@@ -229,10 +229,11 @@ def test_the_stored_run_table_prints_the_files_it_reads(tmp_path):
     assert run["memories"] == 100_000 and run["settings"]["hnsw.iterative_scan"] == "relaxed_order"
     assert large["memories"] == 1_000_000 and large["vectors"] == "synthetic"
     run["floor_ms_p50_p95"] = [1.25, 2.5]
-    run["postgres_top10"]["exact=True, candidates 400"] = {"p50_p95_ms": [99.0, 123.4], "recall_at_10": 1.0}
+    exact = f"exact=True, candidates {run['settings']['candidates']}"
+    run["postgres_top10"][exact] = {"p50_p95_ms": [99.0, 123.4], "recall_at_10": 1.0}
     run["insert_per_s"]["postgres store_many(), index live"] = 12345
     run["postgres_retrieve_top10_recording_recall_ms_p50_p95"] = [31.5, 77.7]
-    large["postgres_top10"]["exact=True, candidates 400"] = {"p50_p95_ms": [918.5, 1355.5], "recall_at_10": 0.5}
+    large["postgres_top10"][exact] = {"p50_p95_ms": [918.5, 1355.5], "recall_at_10": 0.5}
     large["date"] = "2031-01-02T00:00:00Z"
     changed, changed_large = tmp_path / "run.json", tmp_path / "large.json"
     changed.write_text(json.dumps(run), encoding="utf-8")

