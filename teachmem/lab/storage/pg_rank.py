@@ -7,8 +7,8 @@ by id (older first), as the in-memory ``SemanticMemoryStore`` does with ``lexica
 
 1. ``RANKED``: the HNSW index (cosine) hands over the ``candidates`` memories it finds nearest the query and the
    database scores them. Their k-th best score ``s`` is a lower bound on the true k-th best, but the index is
-   approximate (pgvector's HNSW misses true nearest neighbours: recall@5 about 0.8 at 100k memories), so these
-   are not yet the answer.
+   approximate (pgvector's HNSW misses true nearest neighbours: recall@5 0.93 at 100k real sentences with its
+   default search list of 40), so these are not yet the answer.
 2. ``BOUNDED``: every memory that can still reach ``s`` is scored exactly. As relevance, importance and decay
    are each at most 1, such a memory has importance >= ``s`` and decay >= ``s`` (so it is at most
    log(s) / log(decay_rate) days old) and relevance >= ``s``. The first two conditions are a range on the
