@@ -105,12 +105,16 @@ def thread_relevance(relevance: np.ndarray, previous: np.ndarray,
     """
     if reply_weight <= 0:
         return relevance
-    padded = np.append(relevance, np.zeros(1, relevance.dtype))   # row -1 reads the 0 appended
-    neighbour = padded[previous]                                    # the turn it answers
-    answers = previous >= 0
-    answers[-1:] = False                 # the newest lends to no one: it may be the question asked
-    np.maximum.at(neighbour, previous[answers], relevance[answers])  # the turn that answers it
-    return (relevance + reply_weight * neighbour) / (1.0 + reply_weight)
+    replies = np.flatnonzero(previous >= 0)                   # the rows that answer another
+    answered = previous[replies]
+    neighbour = np.zeros(len(relevance), relevance.dtype)
+    neighbour[replies] = relevance[answered]                  # the turn it answers
+    lends = replies < len(relevance) - 1    # the newest lends to no one: it may be the question
+    np.maximum.at(neighbour, answered[lends], relevance[replies[lends]])   # the turn answering it
+    neighbour *= reply_weight               # in place: a new array of 100k rows is fresh memory
+    neighbour += relevance
+    neighbour /= 1.0 + reply_weight
+    return neighbour
 
 
 def time_signals(created_us, accessed_us, recalls, now_us: int, names=None) -> dict:

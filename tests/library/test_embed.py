@@ -161,6 +161,28 @@ def test_hybrid_and_thread_relevance():
     assert thread_relevance(rel, np.array([-1, 0, 1]), 0.5).tolist() == pytest.approx([0.6, 0.3, 0.2])
 
 
+def shared_by_hand(relevance, previous, weight):
+    """thread_relevance's rule, one row at a time: the better of the turn a row answers and the turns that
+    answer it (the newest row lends nothing)."""
+    out = []
+    for row, own in enumerate(relevance):
+        lent = [relevance[previous[row]]] if previous[row] >= 0 else []
+        lent += [relevance[r] for r in range(len(relevance) - 1) if previous[r] == row]
+        out.append((own + weight * max(lent, default=0.0)) / (1 + weight))
+    return out
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_thread_relevance_is_the_rule_row_by_row(seed):
+    """Many replies to one turn, turns answering nothing, the newest answering: the vector form agrees."""
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(1, 40))
+    relevance = rng.random(n)
+    previous = np.array([int(rng.integers(-1, row)) if row and rng.random() < 0.8 else -1 for row in range(n)])
+    assert thread_relevance(relevance, previous, 0.4).tolist() == pytest.approx(
+        shared_by_hand(relevance, previous, 0.4))
+    assert thread_relevance(relevance, previous, 0.0) is relevance
+
 def test_bm25_is_scaled_by_the_best_candidate_only_and_a_reply_keeps_its_dtype():
     lexical, cosine = np.array([4.0, 2.0, 0.0]), np.array([0.1, -0.5, 0.8])
     assert hybrid_relevance(lexical, cosine, 0.5, np.array([False, True, True])).tolist() == pytest.approx(
