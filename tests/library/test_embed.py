@@ -183,6 +183,7 @@ def test_thread_relevance_is_the_rule_row_by_row(seed):
         shared_by_hand(relevance, previous, 0.4))
     assert thread_relevance(relevance, previous, 0.0) is relevance
 
+
 def test_bm25_is_scaled_by_the_best_candidate_only_and_a_reply_keeps_its_dtype():
     lexical, cosine = np.array([4.0, 2.0, 0.0]), np.array([0.1, -0.5, 0.8])
     assert hybrid_relevance(lexical, cosine, 0.5, np.array([False, True, True])).tolist() == pytest.approx(

@@ -63,7 +63,6 @@ def test_local_postgres_bad_directory(tmp_path):
         local_postgres(tmp_path / "file")
 
 
-
 def buffers_mb(dsn: str) -> int:
     with psycopg.connect(dsn) as conn:           # shared_buffers counts 8 kB pages
         return conn.execute("SELECT setting::bigint * 8 / 1024 FROM pg_settings "
@@ -71,7 +70,7 @@ def buffers_mb(dsn: str) -> int:
 
 
 def test_local_postgres_gives_its_server_a_quarter_of_the_memory_or_what_it_is_told(pg_dsn, monkeypatch):
-    """PostgreSQL's default 128 MB holds the HNSW graph of ~100k memories: at 1M most steps of a walk copied a
+    """PostgreSQL's default 128 MB holds the HNSW graph of some 90k memories: at 1M most steps of a walk copied a
     page in from the system's cache."""
     if os.environ.get("TEACHMEM_PG_DSN"):
         pytest.skip("TEACHMEM_PG_DSN points at a server local_postgres did not start")

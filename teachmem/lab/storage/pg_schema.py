@@ -13,8 +13,8 @@ TABLE = "memories"
 APP_ROLE = "teachmem_app"
 # The HNSW index: pgvector's m (16 links a node), a longer search list while building than its default 64 (200):
 # the graph finds more true neighbours (at 100k real sentences a walk of 400 finds 0.95 to 0.97 of the exact top
-# 10 over five builds, one of 600 0.968, benchmarks/bench_pg.py; 0.79 with the default 64), at 2 to 4 times the
-# build time.
+# 10 over five builds, a walk of 600 0.968, benchmarks/bench_pg.py; 0.79 with the default 64), at 2 to 4 times
+# the build time.
 HNSW_INDEX = ("CREATE INDEX memories_embedding ON memories USING hnsw (embedding vector_cosine_ops) "
               "WITH (m = 16, ef_construction = 200)")
 # Each retrieval rewrites its rows' recall count and last access. With room on the row's page PostgreSQL writes the
