@@ -9,9 +9,9 @@ events, values that changed). Then the default store per conversation and per ki
 are kept in ``benchmarks/long_conversations.py``; the file keeps LoCoMo's categories only), and a sweep of
 the time-aware scoring's near-copy cosine and half-life (the store's defaults are 0.6 and 30 days). The
 two levers that find a turn through its neighbours, shared relevance and neighbour words, are measured
-alone and together. For
-the questions about a value that changed (``STALE``), it counts how often the turn with the new value
-ranks above the turn that stated the old one: the recent value must win.
+alone and together, and the default without the latest word (a question about now). For the questions
+about a value that changed (``teachmem.lab.evaluation.changed_values``), it counts how often the turn with
+the new value ranks above the turn that stated the old one: the recent value must win.
 Run: ``.venv/bin/python benchmarks/bank_recall.py`` (about twenty seconds).
 """
 from __future__ import annotations
@@ -25,6 +25,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from long_conversations import kinds  # noqa: E402
 
+from teachmem.lab.evaluation.changed_values import ranks  # noqa: E402
 from teachmem.lab.evaluation.locomo import LONG_CONVERSATIONS, load_locomo  # noqa: E402
 from teachmem.lab.evaluation.recall_over_time import fed_recall, halves  # noqa: E402
 from teachmem.memory.semantic import SCORINGS, SemanticMemoryStore, time_aware_score  # noqa: E402
@@ -34,7 +35,8 @@ LATE = 5                      # the first late session
 SAMES, HALF_LIVES = (0.6, 0.7, 0.8, 0.9), (15, 30, 60)
 LEVERS = {"both (the default)": {}, "shared relevance alone": {"neighbour_words": False},
           "neighbour words alone": {"reply_weight": 0.0},
-          "neither": {"reply_weight": 0.0, "neighbour_words": False}}
+          "neither": {"reply_weight": 0.0, "neighbour_words": False},
+          "both, without the latest word": {"latest_word": False}}
 
 
 def store(scoring: str | None = None):
@@ -94,41 +96,10 @@ def sweep(conversations) -> None:
                   + f"{wins:>6} of {total}")
 
 
-#: Questions about a value that changed, and words of the turn that stated the old value.
-STALE = {
-    "Who is Priya's manager at the hospital now?": "My manager, Samira, gave me",
-    "Where and when does Priya do pottery these days?": "I signed up for a pottery class at the community centre",
-    "Which herbs does Ama grow on her balcony now?": "I planted tomatoes on the balcony",
-    "When is the cannery library expected to open?": "Next spring, if the roof arrives on time",
-    "How late in the morning can you still get a cardamom bun at Crumb and Kettle?": "by ten most days",
-    "What is Malik's job title now?": "I hired one baker, Malik",
-    "What is Walter's latest HbA1c?": "It was 52 in October and now it's 58",
-    "What is the meal planning feature called in the app?": "We're calling the meal planning feature Juniper",
-    "Who runs the consumer app these days?": "And meet Sinead, our new marketing lead",
-    "How long is Hana staying in Oaxaca now?": "In October I'm going to Oaxaca for six months",
-    "How much has Suds on Wheels turned over this year?": "Last year I turned over about forty-one thousand",
-}
-
-
-def keep(make_store, kept: list, clock):
-    """``make_store(clock)``, kept in ``kept`` so that it can be asked more once ``fed_recall`` has fed it."""
-    kept.append(make_store(clock))
-    return kept[-1]
-
-
 def newer_wins(conversations, make_store) -> tuple[int, int]:
-    """For the questions in ``STALE``: how many rank the turn with the new value above the one with the old."""
-    wins = total = 0
-    for conv in conversations:
-        fed: list = []
-        fed_recall([conv], partial(keep, make_store, fed), ks=(1,), budgets=(1,))
-        texts = {t.dia_id: t.text for t in conv.turns}
-        for question in (q for q in conv.questions if q.question in STALE):
-            ranked = [h["text"] for h in fed[0].explain(question.question, len(conv.turns))]
-            new = min(i for i, text in enumerate(ranked) for e in question.evidence if text.endswith(texts[e]))
-            old = min(i for i, text in enumerate(ranked) if STALE[question.question] in text)
-            wins, total = wins + (new < old), total + 1
-    return wins, total
+    """For the questions about a value that changed: how many rank the new value above the old."""
+    ranked = ranks(conversations, make_store)
+    return sum(new < old for _, new, old in ranked), len(ranked)
 
 
 def main() -> None:
@@ -140,7 +111,8 @@ def main() -> None:
         report(scoring, rows(conversations, store(scoring)))
     for scoring in ("product", "time_aware"):
         report(f"{scoring}, no dates", rows(conversations, store(scoring), dated=False))
-    print("\nshared relevance and neighbour words, alone and together (the default store otherwise)")
+    print("\nshared relevance and neighbour words, alone and together, and the latest word (the default"
+          " store otherwise)")
     for label, options in LEVERS.items():
         table = rows(conversations, partial(levered, options))
         for part in ("half 1", "half 2", "all"):
@@ -155,6 +127,8 @@ def main() -> None:
     for scoring in (None, *SCORINGS):
         wins, total = newer_wins(conversations, store(scoring))
         print(f"{scoring or 'default':48} {wins} of {total}")
+    wins, total = newer_wins(conversations, partial(levered, {"latest_word": False}))
+    print(f"{'default, without the latest word':48} {wins} of {total}")
     sweep(conversations)
 
 

@@ -37,13 +37,14 @@ def require_labels(metadata: dict, filters: bool = False) -> dict:
     Keys and texts must be valid Unicode (no lone surrogate) and numbers finite (JSON has no NaN
     or infinity): else such a label would be refused only at the next save, and at every one
     after it. A ``user_id`` is a str or None (1, True and 1.0 would be three users sharing
-    facts); ``filters`` may list several.
+    facts); ``filters`` may list several (a list, tuple or set).
 
     >>> require_labels({"user_id": "maya", "tags": ["travel", "food"]})
     {'user_id': 'maya', 'tags': ['travel', 'food']}
     """
+    lists = (list, tuple, set, frozenset) if filters else list     # a filter may list values
     for key, value in metadata.items():
-        items = value if isinstance(value, list) else [value]
+        items = list(value) if isinstance(value, lists) else [value]
         if not all(isinstance(v, _LABEL_TYPES) for v in items):
             raise TypeError(f"metadata {key!r} must be a str, int, float, bool, None or a list "
                             f"of them, got {type(value).__name__}")

@@ -94,8 +94,9 @@ def plot_similarity_heatmaps(matrices: dict, labels: list[str]) -> Figure:
 # ---------------------------------------------------------------- your store
 def _library_answers(events: list[tuple], now: datetime) -> dict[str, list[dict]]:
     """The library's whole ranking for each question (no recall recorded), each memory found by its
-    own words only (no shared relevance, no neighbour words): each hit with its score and parts."""
-    store = SemanticMemoryStore(reply_weight=0, neighbour_words=False)
+    own words only (no shared relevance, no neighbour words, no latest word: notebook 05b's): each
+    hit with its score and parts."""
+    store = SemanticMemoryStore(reply_weight=0, neighbour_words=False, latest_word=False)
     for role, said, importance, when, is_fact in events:
         if is_fact:
             store.store(said, "fact", importance, when)

@@ -5,8 +5,9 @@ importance and a time; ``retrieve`` (and ``context``) rank every memory for a qu
 importance × recency, where time decides only between memories about the same thing
 (``teachmem.memory.semantic_scores``); a fact's key lets "favorite color is green" replace
 "favorite color is blue". What later notebooks add comes after the marks: turns that share
-relevance and words with their neighbours, merging and pruning (05b); edits, deletion, erasure
-and saving (09). Every write returns its Changes; every memory has a stable id, "s" and its row.
+relevance and words with their neighbours, the latest word for a question about now, merging and
+pruning (05b); edits, deletion, erasure and saving (09). Every write returns its Changes; every
+memory has a stable id, "s" and its row.
 
 Taught in notebooks/05_semantic_memory.ipynb.
 """
@@ -30,8 +31,9 @@ from teachmem.core.validate import (require_bool, require_callable, require_choi
 from teachmem.core.vectors import MemoryTable, decay_factor, min_max, require_labels, top_k_rows
 from teachmem.core.words import content_words, stem
 from teachmem.llm import extract_facts
-from teachmem.memory.semantic_scores import (READS, SCORINGS, epoch_us, generative_agents_score,
-                                             hybrid_relevance, memorybank_score, near_copy,
+from teachmem.memory.semantic_scores import (READS, SCORINGS, asks_about_now, epoch_us,
+                                             generative_agents_score, hybrid_relevance,
+                                             latest_word, memorybank_score, near_copy,
                                              own_blend, product_score, thread_relevance,
                                              time_aware_score, time_signals)
 from teachmem.memory.semantic_upkeep import MEMORY_ID, SemanticUpkeep
@@ -44,7 +46,7 @@ __all__ = ["SCORINGS", "SemanticMemoryStore", "decay_factor", "epoch_us", "fact_
 COLUMNS = {"importance": np.float64, "created": np.int64, "accessed": np.int64,
            "recalls": np.int32, "previous": np.int64, "live": bool}
 SETTINGS = ("decay_rate", "lexical_weight", "reply_weight", "scoring", "context_top_k",
-            "neighbour_words")
+            "neighbour_words", "latest_word")
 REPLY_GAP_US = 21_600_000_000     # a message within six hours of the last one answers it
 
 
@@ -84,8 +86,9 @@ class SemanticMemoryStore(SemanticUpkeep):
     def __init__(self, decay_rate: float = 0.95, embed_dim: int = 256, *, embedder=None,
                  clock=None, lexical_weight: float | None = None, reply_weight: float = 0.5,
                  scoring: str = "time_aware", context_top_k: int = 3,
-                 neighbour_words: bool = True):
+                 neighbour_words: bool = True, latest_word: bool = True):
         self.neighbour_words = require_bool("neighbour_words", neighbour_words)
+        self.latest_word = require_bool("latest_word", latest_word)
         self.decay_rate = require_decay_rate("decay_rate", decay_rate)
         self.scoring = require_choice("scoring", scoring, SCORINGS)
         self.embedder = embedder_from(embedder, embed_dim)
@@ -195,10 +198,7 @@ class SemanticMemoryStore(SemanticUpkeep):
                **filters) -> tuple[dict, np.ndarray]:
         """Every part of every memory's score (arrays, one entry per row) and the mask of the
         candidates: the live rows that match ``filters`` (``user_id="dana"``)."""
-        listed = {}
-        for key, value in filters.items():
-            listed[key] = list(value) if isinstance(value, (tuple, set, frozenset)) else value
-        require_labels(listed, True)
+        require_labels(filters, True)
         now_us = epoch_us(self.now(now))
         table = self.table
         mask = table["live"] & table.mask(filters)
@@ -212,6 +212,8 @@ class SemanticMemoryStore(SemanticUpkeep):
         parts = SCORINGS[self.scoring](relevance=relevance, importance=table["importance"],
                                        mask=mask, decay_rate=self.decay_rate, vectors=table.matrix,
                                        same=near_copy(self.embedder), **signals)
+        if self.latest_word and self.scoring == "time_aware" and asks_about_now(query):   # 05b
+            parts = latest_word(parts, mask, table, self.lexical, self.texts)
         return {"lexical": lexical, "cosine": cosine, "match": match, **parts}, mask
 
     def explain(self, query: str, top_k: int = 3, now: datetime | None = None,

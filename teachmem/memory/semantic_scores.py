@@ -13,6 +13,7 @@ Taught in notebooks/05_semantic_memory.ipynb.
 """
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from datetime import datetime, timedelta
 
@@ -20,6 +21,7 @@ import numpy as np
 
 from teachmem.core.clock import EPOCH
 from teachmem.core.vectors import decay_factor, min_max, top_k_rows
+from teachmem.core.words import content_words
 
 DAY_US = 86_400_000_000       # a day in microseconds
 HOUR_US = 3_600_000_000       # an hour in microseconds
@@ -115,6 +117,48 @@ def thread_relevance(relevance: np.ndarray, previous: np.ndarray,
     neighbour += relevance
     neighbour /= 1.0 + reply_weight
     return neighbour
+
+
+# A question about now says one of these, and names no month or year (that asks about then).
+NOW_WORDS = re.compile(r"\b(now|currently|these days|nowadays|latest|still|this year|any ?more)\b",
+                       re.IGNORECASE)
+DATE_WORDS = re.compile(r"\b(1[89]|20)\d\d\b|\b(January|February|March|April|May|June|July|"
+                        r"August|September|October|November|December)\b")
+
+
+def asks_about_now(query: str) -> bool:
+    """Whether ``query`` asks how things stand now: "Who is her manager now?", "Does he still
+    swim?"; not "What did she paint in May 2023?" (a month or a year names its own time).
+    Notebook 05b shows the latest word winning for such a question.
+    """
+    return bool(NOW_WORDS.search(query)) and not DATE_WORDS.search(query)
+
+
+def latest_word(parts: dict, mask, table, index, texts: list[str], half_life_days: float = 30.0,
+                sources: int = 3, shared: float = 0.1) -> dict:
+    """The time-aware score's ``parts`` for a question about now: the latest word on it wins.
+
+    Each of the ``sources`` best-scored memories passes its relevance on to the later memory
+    most like it (said a day or more after it; BM25 of its words, as a share of its own score,
+    at least ``shared``, plus the cosine), and, having a later word on it, loses recency as the
+    elder of two near-copies does. The newest memory is no later word: it may be the question
+    being asked. ``index`` is the store's BM25 index, ``texts`` each row's text.
+    Notebook 05b shows it (``latest_word``).
+    """
+    relevance, recency = parts["relevance"].copy(), parts["recency"].copy()
+    created = table["created"]
+    for row in top_k_rows(parts["score"], mask, sources):
+        words = index.scores(content_words(texts[row]), table.size)
+        words /= max(float(words[row]), 1e-9)               # 1 for its own words
+        later = np.flatnonzero((mask & (created >= created[row] + DAY_US) & (words >= shared))[:-1])
+        if len(later):
+            likeness = words[later] + table.matrix[later] @ table.matrix[row]
+            follower = later[np.argmax(likeness)]
+            relevance[follower] = max(relevance[follower], relevance[row])
+            gap = (created[follower] - created[row]) // DAY_US    # whole days, as age_days
+            recency[row] = min(recency[row], 0.5 + 0.5 * decay_factor(gap, 0.5, half_life_days))
+    score = relevance * (0.5 + 0.5 * np.asarray(parts["importance"], np.float64)) * recency
+    return {**parts, "score": score, "relevance": relevance, "recency": recency}
 
 
 def time_signals(created_us, accessed_us, recalls, now_us: int, names=None) -> dict:

@@ -1,5 +1,6 @@
 """PgMemoryStore ranks by the in-memory default, the time-aware score, with relevance the cosine alone: the same
-top k as SemanticMemoryStore(lexical_weight=0, reply_weight=0, neighbour_words=False), near-copies included."""
+top k as SemanticMemoryStore(lexical_weight=0, reply_weight=0, neighbour_words=False, latest_word=False),
+near-copies included."""
 from datetime import timedelta
 
 import pytest
@@ -19,9 +20,10 @@ QUESTIONS = ["When is the team meeting?"] + [q.text for name in list_scenarios()
 
 
 def in_memory(**settings) -> SemanticMemoryStore:
-    """The in-memory store configured as the SQL path ranks: no BM25 blend, no replies, no neighbour words."""
+    """The in-memory store configured as the SQL path ranks: no BM25 blend, no replies, no neighbour
+    words, no latest word."""
     return SemanticMemoryStore(lexical_weight=0.0, reply_weight=0.0, neighbour_words=False,
-                               clock=ManualClock(NOW), **settings)
+                               latest_word=False, clock=ManualClock(NOW), **settings)
 
 
 @pytest.fixture(scope="module")

@@ -19,6 +19,7 @@ import numpy as np
 import pytest
 
 from teachmem.core.clock import ManualClock
+from teachmem.lab.evaluation.changed_values import CHANGED, ranks
 from teachmem.lab.evaluation.locomo import LONG_CONVERSATIONS, LocomoError, load_locomo
 from teachmem.lab.evaluation.scenario_scores import evaluate
 from teachmem.lab.evaluation.recall_over_time import (budget_recall, by_evidence_session, fed_recall,
@@ -397,3 +398,13 @@ def test_the_bm25_share_is_the_one_given_else_the_embedders_own_else_one_half():
         SemanticMemoryStore(embedder=blending, lexical_weight=1.5)
     saved = SemanticMemoryStore(embedder=blending, clock=ManualClock(START)).to_state()
     assert SemanticMemoryStore.from_state(saved, embedder=blending).lexical_weight == 0.4
+
+
+def test_the_new_value_wins_questions_about_now_with_the_latest_word():
+    long = load_locomo(LONG_CONVERSATIONS)
+    ranked = ranks(long, lambda clock: SemanticMemoryStore(clock=clock))
+    plain = ranks(long, lambda clock: SemanticMemoryStore(clock=clock, latest_word=False))
+    assert [q for q, _, _ in ranked] == list(CHANGED)          # every question found, in order
+    assert all(new != old for _, new, old in ranked)           # two different turns
+    assert sum(new < old for _, new, old in ranked) >= 10       # the bar: 10 of 11
+    assert sum(new < old for _, new, old in plain) == 7         # without it, 7

@@ -13,6 +13,7 @@ from teachmem import ManualClock, Memory, MemoryDB, SemanticMemoryStore
 from teachmem.core.embed import BagOfWordsEmbedder, RandomEmbedder
 from teachmem.core.text import forget_pattern
 from teachmem.memory.semantic import fact_key
+from teachmem.memory.semantic_scores import asks_about_now
 
 ROOT = Path(__file__).resolve().parents[2]
 DAY1, DAY30 = datetime(2026, 1, 15), datetime(2026, 2, 14)
@@ -115,6 +116,10 @@ def test_filters_on_user_id_memory_type_and_lists():
     assert [t for _, t, _ in store.retrieve("hiking", top_k=5, user_id="a", memory_type="event")] == \
         ["booked a hiking trip"]
     assert len(store.retrieve("hiking", top_k=5, user_id=["a", "b"])) == 3
+    for several in (("a", "b"), {"a", "b"}, frozenset("ab")):            # any collection lists values
+        assert len(store.explain("hiking", top_k=5, user_id=several)) == 3
+    with pytest.raises(TypeError, match="user_id must be a str or a list of them"):
+        store.explain("hiking", user_id=("a", 1))
     assert store.retrieve("hiking", top_k=5, user_id="nobody") == []
 
 
@@ -555,3 +560,68 @@ def test_the_dev_benchmark_reads_a_setting_as_a_literal_or_else_as_text():
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     assert [module.setting(v) for v in ("True", "0.4", "minilm", "'minilm'")] == [True, 0.4, "minilm", "minilm"]
+
+
+@pytest.mark.parametrize("query", ["Who is Priya's manager now?", "Does Walter still swim?",
+                                   "What is the latest figure?", "Where does she work these days?",
+                                   "Is he currently reading anything?", "How much has it made this year?",
+                                   "Doesn't she run any more?", "NOW: who leads the team?"])
+def test_a_question_about_now(query):
+    assert asks_about_now(query)
+
+
+@pytest.mark.parametrize("query", ["Who was her manager in May 2023?", "What did she paint?",
+                                   "Where may I park?", "What did they know?", "Is it snowy?",
+                                   "Who leads the team now that it is March?", "Is she still there in 2024?"])
+def test_not_a_question_about_now(query):
+    assert not asks_about_now(query)
+
+
+def _supervisors(latest_word: bool = True):
+    """An old value said in January and its replacement in April, in words the question lacks."""
+    clock = ManualClock(datetime(2024, 1, 10, 9))
+    store = SemanticMemoryStore(clock=clock, latest_word=latest_word)
+    store.add("assistant", "How is the new job at the library?")
+    store.add("user", "Great. My supervisor, Ingrid, runs the archive team and is very kind.")
+    clock.advance(days=83)
+    store.add("assistant", "Still working with Ingrid?")
+    store.add("user", "She retired, so Tomasz leads the archive team.")
+    clock.advance(days=30)
+    store.add("user", "We adopted a kitten called Pepper.")
+    return store
+
+
+def _rows(store, query):
+    return [hit["row"] for hit in store.explain(query, top_k=len(store))]
+
+
+def test_the_latest_word_answers_a_question_about_now():
+    store, plain = _supervisors(), _supervisors(latest_word=False)
+    now = "Who is my supervisor now?"
+    assert _rows(plain, now).index(1) < _rows(plain, now).index(3)      # alone, the old value wins
+    assert _rows(store, now).index(3) < _rows(store, now).index(1)      # the later word on it wins
+    hits = {hit["row"]: hit for hit in store.explain(now, top_k=len(store))}
+    assert hits[3]["relevance"] == pytest.approx(hits[1]["relevance"])   # it took the old one's
+    assert hits[1]["recency"] < 1.0 and hits[3]["recency"] == 1.0
+    for hit in hits.values():                                            # the parts still multiply
+        weight = 0.5 + 0.5 * hit["importance"]
+        assert hit["score"] == pytest.approx(hit["relevance"] * weight * hit["recency"])
+
+
+@pytest.mark.parametrize("query", ["Who is my supervisor?", "Who was still my supervisor in January 2024?"])
+def test_a_question_not_about_now_ranks_as_without_the_latest_word(query):
+    store, plain = _supervisors(), _supervisors(latest_word=False)
+    assert store.explain(query, top_k=5) == plain.explain(query, top_k=5)
+
+
+def test_the_latest_word_reads_only_the_time_aware_score_and_is_saved():
+    query = "Who is my supervisor now?"
+    for scoring in ("product", "memorybank", "generative_agents"):
+        on = SemanticMemoryStore.from_state({**_supervisors().to_state(), "scoring": scoring})
+        off = SemanticMemoryStore.from_state({**_supervisors(False).to_state(), "scoring": scoring})
+        assert on.explain(query, top_k=5) == off.explain(query, top_k=5)
+    with pytest.raises(TypeError, match="latest_word must be True or False, got 'yes'"):
+        SemanticMemoryStore(latest_word="yes")
+    assert SemanticMemoryStore.from_state(_supervisors(False).to_state()).latest_word is False
+    assert SemanticMemoryStore().latest_word is True               # on unless turned off: see notebook 05b
+

@@ -190,7 +190,7 @@ class FedReport:
         return self.table()
 
 
-def _fed(conv: LocomoConversation, make_store: Callable[[Any], Any], dated: bool) -> tuple[Any, dict]:
+def fed_store(conv: LocomoConversation, make_store: Callable[[Any], Any], dated: bool) -> tuple[Any, dict]:
     """A store holding every turn of ``conv``, fed through ``add`` with its session's date; text -> dia_ids."""
     times = [session_time(t.date_time or "") for t in conv.turns]
     times = times if dated else [times[0]] * len(times)
@@ -204,7 +204,7 @@ def _fed(conv: LocomoConversation, make_store: Callable[[Any], Any], dated: bool
     return store, found
 
 
-def _ranked(store, found: dict, question: str, depth: int) -> list[str]:
+def ranked_ids(store, found: dict, question: str, depth: int) -> list[str]:
     """The dia_ids of the retrieved turns, best first (a text said twice maps to its turns in order)."""
     taken: defaultdict[str, int] = defaultdict(int)
     ranked = []
@@ -231,13 +231,13 @@ def fed_recall(conversations: Sequence[LocomoConversation], make_store: Callable
     factory = make_store or (lambda clock: SemanticMemoryStore(clock=clock))
     report = FedReport(ks, budgets)
     for conv in conversations:
-        store, found = _fed(conv, factory, dated)
+        store, found = fed_store(conv, factory, dated)
         costs = {t.dia_id: token_counter(t.memory) for t in conv.turns}
         for q in conv.questions:
             evidence = {e for e in q.evidence if e in costs}
             if not evidence:
                 continue
-            ranked = _ranked(store, found, q.question, max(POOL, *ks))
+            ranked = ranked_ids(store, found, q.question, max(POOL, *ks))
             row = {f"strict@{k}": recall_at_k(ranked, evidence, k) for k in ks}
             row.update({f"tolerant@{k}": tolerant_recall(ranked, evidence, k) for k in ks})
             row.update({f"budget {b}": budget_recall(ranked, costs, evidence, b) for b in budgets})

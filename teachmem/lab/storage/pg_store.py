@@ -78,9 +78,9 @@ class PgMemoryStore:
 
     ``scoring="time_aware"`` (the default) ranks as ``SemanticMemoryStore()`` does by default, relevance ×
     (½ + ½ importance) × recency (a memory with a newer near-copy loses up to half its score), with relevance the
-    cosine alone. The SQL path omits the in-memory default's BM25 blend (``lexical_weight``), its neighbour words
-    (``neighbour_words``) and the relevance turns share with their replies (``reply_weight``), so its answer is
-    ``SemanticMemoryStore(lexical_weight=0, reply_weight=0, neighbour_words=False)``'s
+    cosine alone. The SQL path omits the in-memory default's BM25 blend, its neighbour words, the relevance turns
+    share with their replies and the latest word for a question about now, so its answer is
+    ``SemanticMemoryStore(lexical_weight=0, reply_weight=0, neighbour_words=False, latest_word=False)``'s
     (``teachmem.lab.storage.pg_time_aware``). The HNSW index hands memories over nearest first (``candidates``
     of them, then more: 600 are enough for most questions at 1M) until none further on can beat the answer.
     Exactness is a setting. With ``exact=False`` (the default) the answer is that walk's: exact as far as the

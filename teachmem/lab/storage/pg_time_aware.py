@@ -5,8 +5,8 @@ computes it (this module calls it): of the ``POOL`` best memories by relevance Ã
 newer near-copy loses up to half its score; every other memory keeps recency 1, however old. Relevance here is
 the cosine alone (0 if negative): what ``SemanticMemoryStore()`` adds to it by default is left out (its BM25
 blend, ``lexical_weight``; the words neighbouring turns lend, ``neighbour_words``; the relevance a turn shares
-with its reply, ``reply_weight``). The answer is ``SemanticMemoryStore(lexical_weight=0, reply_weight=0,
-neighbour_words=False)``'s.
+with its reply, ``reply_weight``; the latest word, ``latest_word``). The answer is
+``SemanticMemoryStore(lexical_weight=0, reply_weight=0, neighbour_words=False, latest_word=False)``'s.
 
 Under that score no memory scores above its relevance (the other two factors are at most 1) and age alone
 lowers no score, so a bound prunes well:
