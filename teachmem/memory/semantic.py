@@ -213,7 +213,7 @@ class SemanticMemoryStore(SemanticUpkeep):
                                        mask=mask, decay_rate=self.decay_rate, vectors=table.matrix,
                                        same=near_copy(self.embedder), **signals)
         if self.latest_word and self.scoring == "time_aware" and asks_about_now(query):   # 05b
-            parts = latest_word(parts, mask, table, self.lexical, self.texts)
+            parts = latest_word(parts, mask, table, self.lexical, self.texts, self.types)
         return {"lexical": lexical, "cosine": cosine, "match": match, **parts}, mask
 
     def explain(self, query: str, top_k: int = 3, now: datetime | None = None,

@@ -119,11 +119,14 @@ def thread_relevance(relevance: np.ndarray, previous: np.ndarray,
     return neighbour
 
 
-# A question about now says one of these, and names no month or year (that asks about then).
+# A question about now says one of these, and names no date (that asks about then): no year,
+# no month after "in", "on", "since"... or beside a day ("June" alone may be a name).
 NOW_WORDS = re.compile(r"\b(now|currently|these days|nowadays|latest|still|this year|any ?more)\b",
                        re.IGNORECASE)
-DATE_WORDS = re.compile(r"\b(1[89]|20)\d\d\b|\b(January|February|March|April|May|June|July|"
-                        r"August|September|October|November|December)\b")
+MONTHS = ("(January|February|March|April|May|June|July|August|September|October|November|"
+          "December)")
+DATE_WORDS = re.compile(rf"\b(1[89]|20)\d\d\b|\b(in|on|since|by|until|during|last|next) {MONTHS}"
+                        rf"\b|\d {MONTHS}\b|\b{MONTHS} \d")
 
 
 def asks_about_now(query: str) -> bool:
@@ -134,23 +137,26 @@ def asks_about_now(query: str) -> bool:
     return bool(NOW_WORDS.search(query)) and not DATE_WORDS.search(query)
 
 
-def latest_word(parts: dict, mask, table, index, texts: list[str], half_life_days: float = 30.0,
-                sources: int = 3, shared: float = 0.1) -> dict:
-    """The time-aware score's ``parts`` for a question about now: the latest word on it wins.
+def latest_word(parts: dict, mask, table, index, texts: list[str], types: list[str],
+                half_life_days: float = 30.0, sources: int = 3, shared: float = 0.1) -> dict:
+    """The time-aware score's ``parts`` for a question about now: the latest word on it, first.
 
     Each of the ``sources`` best-scored memories passes its relevance on to the later memory
     most like it (said a day or more after it; BM25 of its words, as a share of its own score,
     at least ``shared``, plus the cosine), and, having a later word on it, loses recency as the
-    elder of two near-copies does. The newest memory is no later word: it may be the question
-    being asked. ``index`` is the store's BM25 index, ``texts`` each row's text.
+    elder of two near-copies does (so the later one ranks above it, unless it is the more
+    important). The newest chat message is no later word: it may be the question being asked.
+    ``index`` is the store's BM25 index, ``texts`` and ``types`` each row's text and type.
     Notebook 05b shows it (``latest_word``).
     """
     relevance, recency = parts["relevance"].copy(), parts["recency"].copy()
     created = table["created"]
+    asked = len(texts) - 1 if types and types[-1] == "message" else len(texts)
     for row in top_k_rows(parts["score"], mask, sources):
         words = index.scores(content_words(texts[row]), table.size)
         words /= max(float(words[row]), 1e-9)               # 1 for its own words
-        later = np.flatnonzero((mask & (created >= created[row] + DAY_US) & (words >= shared))[:-1])
+        alike = mask & (created >= created[row] + DAY_US) & (words >= shared)
+        later = np.flatnonzero(alike[:asked])
         if len(later):
             likeness = words[later] + table.matrix[later] @ table.matrix[row]
             follower = later[np.argmax(likeness)]
