@@ -129,7 +129,7 @@ def test_time_never_costs_recall_of_the_past(conversations, first_three):
     dated = dated_recall(old, _store("time_aware"), 10)
     assert dated >= 0.85 and dated >= undated
     assert dated_recall(first_three, _store("time_aware"), 10) >= 0.8          # late questions too
-    undated = dated_recall(conversations, _store("time_aware"), 10, dated=False)       # measured 0.708
+    undated = dated_recall(conversations, _store("time_aware"), 10, dated=False)       # measured 0.715
     dated = dated_recall(conversations, _store("time_aware"), 10)                      # 0.750
     assert dated >= 0.72 and dated >= undated
 
