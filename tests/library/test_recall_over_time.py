@@ -105,7 +105,7 @@ def test_a_product_with_daily_decay_loses_what_was_said_months_ago(conversations
     dated = dated_recall(first_three, _store("product"), 10)
     assert undated >= 0.8            # the words are there to be found ... (measured 0.809)
     assert dated <= 0.15             # ... but 0.95 ** 200 days leaves little of any score
-    assert dated_recall(conversations, _store("product"), 10, dated=False) >= 0.7       # measured 0.727
+    assert dated_recall(conversations, _store("product"), 10, dated=False) >= 0.7       # measured 0.715
     assert dated_recall(conversations, _store("product"), 10) <= 0.15                   # 0.104
     assert dated_recall(early, _store("product"), 10) == 0.0
 
@@ -130,7 +130,7 @@ def test_time_never_costs_recall_of_the_past(conversations, first_three):
     assert dated >= 0.85 and dated >= undated
     assert dated_recall(first_three, _store("time_aware"), 10) >= 0.8          # late questions too
     undated = dated_recall(conversations, _store("time_aware"), 10, dated=False)       # measured 0.715
-    dated = dated_recall(conversations, _store("time_aware"), 10)                      # 0.750
+    dated = dated_recall(conversations, _store("time_aware"), 10)                      # 0.773
     assert dated >= 0.72 and dated >= undated
 
 
